@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# kbuild file of the SFrame unwinder, laid into the kernel tree as
+# kernel/unwind/Makefile.  The project's own entry point is GNUmakefile.
+#
+
+obj-$(CONFIG_UNWIND_USER_SFRAME)	+= sframe.o
+obj-$(CONFIG_SFRAME_KUNIT_TEST)		+= tests/

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_SFRAME_H
+#define _LINUX_SFRAME_H
+
+#include <linux/types.h>
+#include <linux/unwind_user_types.h>
+#include <uapi/linux/sframe.h>
+
+struct sframe_index_entry;
+
+/**
+ * struct sframe_section - one .sframe section of a user address space
+ * @sframe_start: user address of the first SFrame element.
+ * @sframe_end: end of the SFrame data, as the headers describe it.
+ * @text_start: start of the code this section may describe.
+ * @text_end: end of that code.
+ * @fdes: FDE table of the only element, when @index is NULL.
+ * @fres: FRE sub-section of the only element, when @index is NULL.
+ * @fres_end: end of that FRE sub-section.
+ * @num_fdes: FDEs in the whole section.
+ * @index: FDEs of all elements sorted by start address, built when the
+ *	section is not a single sorted element; NULL otherwise.
+ * @version: SFRAME_VERSION_2 or SFRAME_VERSION_3.
+ * @abi: SFRAME_ABI_*.
+ * @flags: SFRAME_F_* of the section.
+ * @fixed_fp_off: header's fixed FP offset from the CFA, 0 if none.
+ * @fixed_ra_off: header's fixed RA offset from the CFA, 0 if none.
+ * @foreign_endian: stored in the other byte order (user space tools only).
+ * @reason: why the last call failed, for a one-line diagnostic.
+ */
+struct sframe_section {
+	unsigned long			sframe_start;
+	unsigned long			sframe_end;
+	unsigned long			text_start;
+	unsigned long			text_end;
+	unsigned long			fdes;
+	unsigned long			fres;
+	unsigned long			fres_end;
+	unsigned int			num_fdes;
+	struct sframe_index_entry	*index;
+	u8				version;
+	u8				abi;
+	u8				flags;
+	s8				fixed_fp_off;
+	s8				fixed_ra_off;
+	bool				foreign_endian;
+	const char			*reason;
+};
+
+/**
+ * struct sframe_fde - a function descriptor, decoded
+ * @func_start: user address of the function.
+ * @func_size: its size in bytes.
+ * @fres: user address of its first FRE.
+ * @fres_end: end of the FRE sub-section holding its FREs.
+ * @num_fres: number of FREs.
+ * @info: FDE info byte.
+ * @info2: FDE info2 byte (V3), 0 for V2.
+ * @rep_size: repeat block size of SFRAME_FDE_PCTYPE_MASK functions.
+ */
+struct sframe_fde {
+	unsigned long	func_start;
+	u32		func_size;
+	unsigned long	fres;
+	unsigned long	fres_end;
+	u32		num_fres;
+	u8		info;
+	u8		info2;
+	u8		rep_size;
+};
+
+/**
+ * struct sframe_fre - a frame row entry, decoded
+ * @start: offset of the first address it covers, from the function start.
+ * @info: FRE info byte.
+ * @next: user address of the record that follows it.
+ * @frame: the recovery rules it describes.
+ */
+struct sframe_fre {
+	u32				start;
+	u8				info;
+	unsigned long			next;
+	struct unwind_user_frame	frame;
+};
+
+#define SFRAME_MAX_FRES_PER_FDE		U16_MAX
+#define SFRAME_MAX_INDEX_FDES		(1U << 18)
+
+int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
+			unsigned long sframe_size, unsigned long text_start,
+			unsigned long text_end);
+void sframe_section_release(struct sframe_section *sec);
+int sframe_find(struct sframe_section *sec, unsigned long ip,
+		struct unwind_user_frame *frame);
+int sframe_read_fde(struct sframe_section *sec, unsigned int n,
+		    struct sframe_fde *fde);
+int sframe_read_fre(struct sframe_section *sec, const struct sframe_fde *fde,
+		    unsigned long fre_addr, struct sframe_fre *fre);
+
+#endif /* _LINUX_SFRAME_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What kernel/unwind/sframe.c takes from the rest of the kernel.
+ *
+ * tools/testing/sframe/ supplies a header of the same name and guard that
+ * builds the very same reader in user space, so keep this list short.
+ */
+#ifndef _KERNEL_UNWIND_SFRAME_INTERNAL_H
+#define _KERNEL_UNWIND_SFRAME_INTERNAL_H
+
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/sframe.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/swab.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+#include <asm/unwind_user_sframe.h>
+
+/* A task only runs code of its own architecture and byte order. */
+#define SFRAME_READS_FOREIGN	0
+
+static inline const char *sframe_abi_mismatch(u8 abi, bool foreign_endian)
+{
+	return abi == SFRAME_ABI ? NULL : "ABI of another architecture";
+}
+
+#endif /* _KERNEL_UNWIND_SFRAME_INTERNAL_H */

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the SFrame reader.
+ *
+ * Each case builds a section (sframe_cases.h), copies it into user memory
+ * of the test's own address space and asks the reader about it, exactly as
+ * the unwinder will for a process.  The same tables run in user space under
+ * ASan and UBSan in tools/testing/sframe/.
+ */
+#include <kunit/test.h>
+#include <linux/mman.h>
+#include <linux/sframe.h>
+#include <linux/uaccess.h>
+#include <asm/unwind_user_sframe.h>
+
+#include "sframe_cases.h"
+#include "sframe_real.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+struct sframe_test_ctx {
+	unsigned long	addr;	/* user address of the section */
+	unsigned long	text;	/* text base its functions are placed at */
+	u8		*buf;	/* kernel copy being built */
+};
+
+static int sframe_test_init(struct kunit *test)
+{
+	struct sframe_test_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->buf = kunit_kzalloc(test, SFB_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->buf);
+	ctx->addr = kunit_vm_mmap(test, NULL, 0, SFB_BUF_SIZE + PAGE_SIZE,
+				  PROT_READ | PROT_WRITE,
+				  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, ctx->addr, 0, "could not map user memory");
+	KUNIT_ASSERT_LT(test, ctx->addr, (unsigned long)TASK_SIZE);
+	ctx->text = ctx->addr + SFB_TEXT_DISTANCE;
+	test->priv = ctx;
+	return 0;
+}
+
+/* Copies the built section out and makes one page of it unreadable. */
+static void sframe_test_place(struct kunit *test, struct sframe_test_ctx *ctx,
+			      u8 hole_page)
+{
+	unsigned long hole, ret;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->addr, ctx->buf,
+					   SFB_BUF_SIZE), 0);
+	if (!hole_page)
+		return;
+	if (PAGE_SIZE != 4096)
+		kunit_skip(test, "the cases lay out sections for 4 KiB pages");
+	hole = ctx->addr + (hole_page - 1) * PAGE_SIZE;
+	ret = vm_mmap(NULL, hole, PAGE_SIZE, PROT_NONE,
+		      MAP_FIXED | MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_EQ(test, ret, hole);
+}
+
+static int sframe_test_open(struct sframe_test_ctx *ctx, struct sframe_section *sec,
+			    u32 size)
+{
+	return sframe_section_init(sec, ctx->addr, size, ctx->text - SFB_TEXT_BEFORE,
+				   ctx->text + SFB_TEXT_SIZE);
+}
+
+static void sframe_decode_case_desc(const struct sframe_decode_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sframe_decode, sframe_decode_cases, sframe_decode_case_desc);
+
+static void sframe_decode_test(struct kunit *test)
+{
+	const struct sframe_decode_case *c = test->param_value;
+	struct sframe_test_ctx *ctx = test->priv;
+	struct unwind_user_frame frame;
+	struct sframe_section sec;
+	char got[128];
+	u32 size;
+	int ret;
+
+	if (c->abi && c->abi != SFRAME_ABI)
+		kunit_skip(test, "needs the SFrame ABI of another architecture");
+
+	size = sframe_decode_case_bytes(c, SFRAME_ABI, ctx->buf, ctx->addr, ctx->text);
+	sframe_test_place(test, ctx, 0);
+	ret = sframe_test_open(ctx, &sec, size);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "init: %s", sec.reason);
+
+	ret = sframe_find(&sec, ctx->text + c->pc, &frame);
+	if (ret == -ENOENT)
+		strscpy(got, "none", sizeof(got));
+	else if (ret)
+		snprintf(got, sizeof(got), "error %d (%s)", ret, sec.reason);
+	else
+		sframe_format_frame(got, sizeof(got), &frame);
+	KUNIT_EXPECT_STREQ(test, got, c->expect);
+	sframe_section_release(&sec);
+}
+
+static void sframe_bad_case_desc(const struct sframe_bad_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sframe_bad, sframe_bad_cases, sframe_bad_case_desc);
+
+static void sframe_malformed_test(struct kunit *test)
+{
+	const struct sframe_bad_case *c = test->param_value;
+	struct sframe_test_ctx *ctx = test->priv;
+	struct unwind_user_frame frame;
+	struct sframe_section sec;
+	u32 size;
+	int ret;
+
+	if (c->abi && c->abi != SFRAME_ABI)
+		kunit_skip(test, "needs the SFrame ABI of another architecture");
+
+	size = sframe_bad_case_bytes(c, SFRAME_ABI, ctx->buf, ctx->addr, ctx->text);
+	sframe_test_place(test, ctx, c->hole_page);
+	ret = sframe_test_open(ctx, &sec, size);
+	if (c->at_init) {
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->err, "init: %s", sec.reason);
+		if (!ret)
+			sframe_section_release(&sec);
+	} else {
+		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "init: %s", sec.reason);
+		ret = sframe_find(&sec, ctx->text + c->pc, &frame);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->err, "lookup: %s", sec.reason);
+		sframe_section_release(&sec);
+	}
+	/* Every refusal names its reason, for the one-line diagnostic. */
+	KUNIT_EXPECT_NOT_NULL(test, sec.reason);
+}
+
+/*
+ * A malformed section must not poison the next lookup of a good one: the
+ * reader keeps no state between calls beyond the section itself.
+ */
+static void sframe_bad_then_good_test(struct kunit *test)
+{
+	const struct sframe_bad_case *bad = &sframe_bad_cases[0];
+	const struct sframe_decode_case *good = &sframe_decode_cases[1];
+	struct sframe_test_ctx *ctx = test->priv;
+	struct unwind_user_frame frame;
+	struct sframe_section sec;
+	char got[128];
+	u32 size;
+
+	size = sframe_bad_case_bytes(bad, SFRAME_ABI, ctx->buf, ctx->addr, ctx->text);
+	sframe_test_place(test, ctx, 0);
+	KUNIT_EXPECT_NE(test, sframe_test_open(ctx, &sec, size), 0);
+
+	size = sframe_decode_case_bytes(good, SFRAME_ABI, ctx->buf, ctx->addr, ctx->text);
+	sframe_test_place(test, ctx, 0);
+	KUNIT_ASSERT_EQ(test, sframe_test_open(ctx, &sec, size), 0);
+	KUNIT_ASSERT_EQ(test, sframe_find(&sec, ctx->text + good->pc, &frame), 0);
+	sframe_format_frame(got, sizeof(got), &frame);
+	KUNIT_EXPECT_STREQ(test, got, good->expect);
+	sframe_section_release(&sec);
+}
+
+/*
+ * With page faults disabled (NMI and IRQ callers) a page that is not resident
+ * reads as a fault instead of sleeping; with faults enabled it is read.
+ */
+static void sframe_nofault_test(struct kunit *test)
+{
+	const struct sframe_decode_case *good = &sframe_decode_cases[1];
+	struct sframe_test_ctx *ctx = test->priv;
+	struct unwind_user_frame frame;
+	struct sframe_section sec;
+	unsigned long ret;
+	u32 size;
+	int err;
+
+	size = sframe_decode_case_bytes(good, SFRAME_ABI, ctx->buf, ctx->addr, ctx->text);
+	sframe_test_place(test, ctx, 0);
+	KUNIT_ASSERT_EQ(test, sframe_test_open(ctx, &sec, size), 0);
+
+	/* A fresh page where the FDE table was: mapped, never touched. */
+	ret = vm_mmap(NULL, ctx->addr, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_FIXED | MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_EQ(test, ret, ctx->addr);
+	pagefault_disable();
+	err = sframe_find(&sec, ctx->text + good->pc, &frame);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, err, -EFAULT);
+
+	err = sframe_find(&sec, ctx->text + good->pc, &frame);
+	KUNIT_EXPECT_NE(test, err, -EFAULT);
+	sframe_section_release(&sec);
+}
+
+static void sframe_real_test(struct kunit *test)
+{
+	const struct sframe_real_section *r = &sframe_real;
+	struct sframe_test_ctx *ctx = test->priv;
+	struct unwind_user_frame frame;
+	struct sframe_section sec;
+	unsigned long addr, base;
+	unsigned int i;
+	char got[128];
+	int ret;
+
+	if (!r->size)
+		kunit_skip(test, "no assembler output was generated for this build");
+	/* Text must keep its distance from the section: PC-relative starts. */
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_ALIGN(r->size), PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, addr, 0);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, r->data, r->size), 0);
+	base = addr - r->sframe_vaddr;
+
+	ret = sframe_section_init(&sec, addr, r->size, base + r->text_start,
+				  base + r->text_end);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "init: %s", sec.reason);
+	KUNIT_EXPECT_EQ(test, sec.version, r->version);
+	KUNIT_EXPECT_EQ(test, sec.num_fdes, r->num_fdes);
+
+	for (i = 0; i < r->num_rows; i++) {
+		ret = sframe_find(&sec, base + r->rows[i].pc, &frame);
+		if (ret == -ENOENT)
+			strscpy(got, "none", sizeof(got));
+		else if (ret)
+			snprintf(got, sizeof(got), "error %d (%s)", ret, sec.reason);
+		else
+			sframe_format_frame(got, sizeof(got), &frame);
+		KUNIT_EXPECT_STREQ_MSG(test, got, r->rows[i].expect, "pc %#lx",
+				       r->rows[i].pc);
+	}
+	sframe_section_release(&sec);
+}
+
+static struct kunit_case sframe_reader_cases[] = {
+	KUNIT_CASE_PARAM(sframe_decode_test, sframe_decode_gen_params),
+	KUNIT_CASE_PARAM(sframe_malformed_test, sframe_bad_gen_params),
+	KUNIT_CASE(sframe_bad_then_good_test),
+	KUNIT_CASE(sframe_nofault_test),
+	KUNIT_CASE(sframe_real_test),
+	{}
+};
+
+static struct kunit_suite sframe_reader_suite = {
+	.name = "sframe_reader",
+	.init = sframe_test_init,
+	.test_cases = sframe_reader_cases,
+};
+
+kunit_test_suite(sframe_reader_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the SFrame reader");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User space stand-in for kernel/unwind/sframe_internal.h: same name, same
+ * guard.  sframe_shim.c includes this first and then the real
+ * kernel/unwind/sframe.c, whose own include of the internal header then
+ * expands to nothing.
+ *
+ * "User memory" is a small table of regions registered by the caller; a
+ * read outside them, or inside a hole, takes the reader's real fault path.
+ * Unlike the kernel, this build reads sections of the other byte order, so
+ * sframe-dump can read s390x files on any host.
+ */
+#ifndef _KERNEL_UNWIND_SFRAME_INTERNAL_H
+#define _KERNEL_UNWIND_SFRAME_INTERNAL_H
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+#include <linux/sframe.h>
+
+#define __user
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((__always_inline__))
+#endif
+#define WRITE_ONCE(x, v)	((x) = (v))
+#define EXPORT_SYMBOL_IF_KUNIT(sym)
+#define GFP_KERNEL_ACCOUNT	0
+#define ALIGN(x, a)		(((x) + (a) - 1) & ~((typeof(x))(a) - 1))
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+/* As include/linux/limits.h defines them, promotions included */
+#define U8_MAX			((u8)~0U)
+#define U16_MAX			((u16)~0U)
+#define U32_MAX			((u32)~0U)
+#define S32_MAX			((s32)(U32_MAX >> 1))
+#define S32_MIN			((s32)(-S32_MAX - 1))
+#define swab16(x)		__builtin_bswap16(x)
+#define swab32(x)		__builtin_bswap32(x)
+#define swab64(x)		__builtin_bswap64(x)
+
+#define SFRAME_READS_FOREIGN	1
+
+#define SFRAME_UMEM_MAX_REGIONS	4
+
+/**
+ * struct sframe_umem_region - bytes that stand in for user memory
+ * @addr: the user address they appear at.
+ * @len: their length.
+ * @data: the bytes.
+ * @hole_start: start of a range inside that faults (to test fault paths).
+ * @hole_end: its end; equal to @hole_start for none.
+ */
+struct sframe_umem_region {
+	unsigned long		addr;
+	unsigned long		len;
+	const unsigned char	*data;
+	unsigned long		hole_start;
+	unsigned long		hole_end;
+};
+
+extern struct sframe_umem_region sframe_umem[SFRAME_UMEM_MAX_REGIONS];
+extern unsigned long sframe_umem_reads;
+
+bool sframe_umem_copy(void *dst, unsigned long src, unsigned long len);
+
+#define unsafe_get_user(x, ptr, label)					\
+do {									\
+	__typeof__(*(ptr)) __v;						\
+	if (!sframe_umem_copy(&__v, (unsigned long)(ptr), sizeof(__v)))	\
+		goto label;						\
+	(x) = __v;							\
+} while (0)
+
+#define get_user(x, ptr)						\
+({									\
+	__typeof__(*(ptr)) __v;						\
+	int __ret = -EFAULT;						\
+	if (sframe_umem_copy(&__v, (unsigned long)(ptr), sizeof(__v))) { \
+		(x) = __v;						\
+		__ret = 0;						\
+	}								\
+	__ret;								\
+})
+
+static inline unsigned long copy_from_user(void *dst, const void *src,
+					   unsigned long len)
+{
+	return sframe_umem_copy(dst, (unsigned long)src, len) ? 0 : len;
+}
+
+/* access_ok() only checks the range is a user range; it never faults. */
+static inline bool user_read_access_begin(const void *ptr, unsigned long len)
+{
+	return (unsigned long)ptr + len >= (unsigned long)ptr;
+}
+
+static inline void user_read_access_end(void)
+{
+}
+
+static inline void *kvmalloc_array(size_t n, size_t size, int gfp __attribute__((unused)))
+{
+	return calloc(n, size);
+}
+
+static inline void kvfree(void *p)
+{
+	free(p);
+}
+
+static inline void sort(void *base, size_t num, size_t size,
+			int (*cmp)(const void *, const void *),
+			void *swap __attribute__((unused)))
+{
+	qsort(base, num, size, cmp);
+}
+
+static inline bool sframe_host_big_endian(void)
+{
+	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+}
+
+/* Any known ABI, as long as its byte order is the one the section has. */
+static inline const char *sframe_abi_mismatch(u8 abi, bool foreign_endian)
+{
+	bool abi_big = abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
+		       abi == SFRAME_ABI_S390X_ENDIAN_BIG;
+
+	if (abi_big != (sframe_host_big_endian() != foreign_endian))
+		return "byte order does not match the ABI";
+	return NULL;
+}
+
+#endif /* _KERNEL_UNWIND_SFRAME_INTERNAL_H */

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by tools/vm-run and tools/vm/*: arch names, paths, packages.
+
+VM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VM_BUILD=${SFRAME_BUILD:-$VM_REPO/build}
+
+# vm_arch ARCH: sets VM_ARCH VM_TRIPLE VM_CC VM_LIBDIR VM_INTERP VM_QEMU VM_PKGS
+vm_arch() {
+	case "$1" in
+	x86_64|amd64|x86)
+		VM_ARCH=x86_64 VM_TRIPLE=x86_64-linux-gnu VM_CC=gcc
+		VM_LIBDIR=/lib/x86_64-linux-gnu VM_INTERP=/lib64/ld-linux-x86-64.so.2
+		VM_QEMU=qemu-system-x86_64
+		VM_PKGS="qemu-system-x86 qemu-system-data gcc libc6-dev cpio" ;;
+	arm64|aarch64)
+		VM_ARCH=arm64 VM_TRIPLE=aarch64-linux-gnu VM_CC=aarch64-linux-gnu-gcc
+		VM_LIBDIR=/usr/aarch64-linux-gnu/lib VM_INTERP=/lib/ld-linux-aarch64.so.1
+		VM_QEMU=qemu-system-aarch64
+		VM_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio" ;;
+	s390x|s390)
+		VM_ARCH=s390x VM_TRIPLE=s390x-linux-gnu VM_CC=s390x-linux-gnu-gcc
+		VM_LIBDIR=/usr/s390x-linux-gnu/lib VM_INTERP=/lib/ld64.so.1
+		VM_QEMU=qemu-system-s390x
+		VM_PKGS="qemu-system-misc qemu-system-data gcc-s390x-linux-gnu libc6-dev-s390x-cross cpio" ;;
+	*)
+		echo "unknown arch '$1' (x86_64, arm64, s390x)" >&2
+		return 1 ;;
+	esac
+	VM_DIR=$VM_BUILD/vm/$VM_ARCH
+}
+
+# vm_need_pkgs PKG...: installs missing Debian packages (quietly, log in
+# $VM_DIR/apt.log), or says how to when not root.
+vm_need_pkgs() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	local cmd="apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends ${missing[*]}"
+	if [ "$(id -u)" != 0 ]; then
+		echo "vm-run: missing packages; run as root: $cmd" >&2
+		exit 1
+	fi
+	mkdir -p "$VM_DIR"
+	if ! { DEBIAN_FRONTEND=noninteractive $cmd ||
+	       { apt-get -o DPkg::Lock::Timeout=900 update &&
+		 DEBIAN_FRONTEND=noninteractive $cmd; }; } >>"$VM_DIR/apt.log" 2>&1; then
+		echo "vm-run: '$cmd' failed; see $VM_DIR/apt.log" >&2
+		exit 1
+	fi
+}
