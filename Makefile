@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# kbuild file of the SFrame unwinder, laid into the kernel tree as
-# kernel/unwind/Makefile.  The project's own entry point is GNUmakefile.
+# kbuild file of the SFrame unwinder; tools/kernel lays it into
+# kernel/unwind/.  The project's own entry point is GNUmakefile.
 #
 
 obj-$(CONFIG_UNWIND_USER_SFRAME)	+= sframe.o

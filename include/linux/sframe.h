@@ -83,8 +83,11 @@ struct sframe_fre {
 	struct unwind_user_frame	frame;
 };
 
+/* Bounds on what one section may ask of the kernel */
 #define SFRAME_MAX_FRES_PER_FDE		U16_MAX
-#define SFRAME_MAX_INDEX_FDES		(1U << 18)
+#define SFRAME_MAX_ELEMENTS		65536
+/* 8 MiB of index at most, charged to the process */
+#define SFRAME_MAX_INDEX_FDES		(256 * 1024)
 
 int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 			unsigned long sframe_size, unsigned long text_start,

@@ -24,7 +24,6 @@
 #define SFRAME_MAX_DATA_WORDS	6
 /* ld -r aligns each concatenated element to at most 8 bytes */
 #define SFRAME_ELEMENT_ALIGN	8
-#define SFRAME_MAX_ELEMENTS	65536
 
 /*
  * One FDE of an indexed section.  Offsets count from sframe_start, which
@@ -95,8 +94,10 @@ static __always_inline u64 sframe_u64(const struct sframe_section *sec, u64 valu
 /* One field from inside an open user-access window. */
 #define sframe_get(sec, x, addr, label)					\
 do {									\
-	unsafe_get_user(x, (typeof(x) __user *)(addr), label);		\
-	sframe_fix_order(sec, &(x), sizeof(x));				\
+	typeof(x) *__dst = &(x);					\
+									\
+	unsafe_get_user(*__dst, (typeof(x) __user *)(addr), label);	\
+	sframe_fix_order(sec, __dst, sizeof(*__dst));			\
 } while (0)
 
 static __always_inline unsigned int sframe_fde_size(const struct sframe_section *sec)
@@ -325,8 +326,7 @@ int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 {
 	struct sframe_element elem;
 	unsigned long addr = sframe_start, end = sframe_start + sframe_size;
-	unsigned int elements = 0;
-	u64 num_fdes = 0;
+	unsigned int elements = 0, num_fdes = 0;
 	int ret;
 
 	memset(sec, 0, sizeof(*sec));
@@ -352,8 +352,7 @@ int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 		num_fdes += elem.num_fdes;
 		sec->sframe_end = elem.fres_end;
 	} while (sframe_next_element(sec, &addr, elem.fres_end, end));
-	if (num_fdes > U32_MAX)
-		return sframe_reject(sec, -E2BIG, "too many FDEs");
+	/* At most 4 GiB of 16-byte FDEs: the sum fits. */
 	sec->num_fdes = num_fdes;
 
 	if (elements > 1 || !(sec->flags & SFRAME_F_FDE_SORTED))
@@ -388,14 +387,14 @@ static __always_inline int __sframe_fde_start(struct sframe_section *sec,
 	if (sec->version == SFRAME_VERSION_2) {
 		s32 v2;
 
-		sframe_get(sec, v2, addr, Efault);
+		sframe_get(sec, v2, addr, efault);
 		value = v2;
 	} else {
-		sframe_get(sec, value, addr, Efault);
+		sframe_get(sec, value, addr, efault);
 	}
 	*start = sframe_func_start(sec, sec->sframe_start, addr, value);
 	return 0;
-Efault:
+efault:
 	return sframe_reject(sec, -EFAULT, "FDE not readable");
 }
 
@@ -446,12 +445,12 @@ static __always_inline int __sframe_read_fde(struct sframe_section *sec,
 		s32 start;
 		u32 num_fres;
 
-		sframe_get(sec, start, addr, Efault);
-		sframe_get(sec, fde->func_size, addr + 4, Efault);
-		sframe_get(sec, fres_off, addr + 8, Efault);
-		sframe_get(sec, num_fres, addr + 12, Efault);
-		sframe_get(sec, fde->info, addr + 16, Efault);
-		sframe_get(sec, fde->rep_size, addr + 17, Efault);
+		sframe_get(sec, start, addr, efault);
+		sframe_get(sec, fde->func_size, addr + 4, efault);
+		sframe_get(sec, fres_off, addr + 8, efault);
+		sframe_get(sec, num_fres, addr + 12, efault);
+		sframe_get(sec, fde->info, addr + 16, efault);
+		sframe_get(sec, fde->rep_size, addr + 17, efault);
 		fde->info2 = SFRAME_FDE_TYPE_DEFAULT;
 		fde->num_fres = num_fres;
 		fde->func_start = sframe_func_start(sec, elem->start, addr, start);
@@ -463,17 +462,17 @@ static __always_inline int __sframe_read_fde(struct sframe_section *sec,
 		s64 start;
 		u16 num_fres;
 
-		sframe_get(sec, start, addr, Efault);
-		sframe_get(sec, fde->func_size, addr + 8, Efault);
-		sframe_get(sec, fres_off, addr + 12, Efault);
+		sframe_get(sec, start, addr, efault);
+		sframe_get(sec, fde->func_size, addr + 8, efault);
+		sframe_get(sec, fres_off, addr + 12, efault);
 		fde->func_start = sframe_func_start(sec, elem->start, addr, start);
 		if (fres_off > fres_len || fres_len - fres_off < SFRAME_FDA_V3_SIZE)
 			return sframe_reject(sec, -EINVAL, "FRE offset out of bounds");
 		attr = elem->fres + fres_off;
-		sframe_get(sec, num_fres, attr, Efault);
-		sframe_get(sec, fde->info, attr + 2, Efault);
-		sframe_get(sec, fde->info2, attr + 3, Efault);
-		sframe_get(sec, fde->rep_size, attr + 4, Efault);
+		sframe_get(sec, num_fres, attr, efault);
+		sframe_get(sec, fde->info, attr + 2, efault);
+		sframe_get(sec, fde->info2, attr + 3, efault);
+		sframe_get(sec, fde->rep_size, attr + 4, efault);
 		fde->num_fres = num_fres;
 		fde->fres = attr + SFRAME_FDA_V3_SIZE;
 	}
@@ -489,7 +488,7 @@ static __always_inline int __sframe_read_fde(struct sframe_section *sec,
 	if (SFRAME_FDE_INFO_PCTYPE(fde->info) == SFRAME_FDE_PCTYPE_MASK && !fde->rep_size)
 		return sframe_reject(sec, -EINVAL, "repeat block of size 0");
 	return 0;
-Efault:
+efault:
 	return sframe_reject(sec, -EFAULT, "FDE not readable");
 }
 
@@ -553,12 +552,12 @@ static __always_inline int __sframe_find_fde(struct sframe_section *sec,
 			return ret;
 		addr -= sframe_fde_size(sec);
 		addr += sec->version == SFRAME_VERSION_2 ? 4 : 8;
-		sframe_get(sec, prev_size, addr, Efault);
+		sframe_get(sec, prev_size, addr, efault);
 		if (prev_start + prev_size > fde->func_start)
 			return sframe_reject(sec, -EINVAL, "overlapping FDEs");
 	}
 	return 0;
-Efault:
+efault:
 	return sframe_reject(sec, -EFAULT, "FDE not readable");
 }
 
@@ -577,22 +576,22 @@ static __always_inline int __sframe_read_fre_head(struct sframe_section *sec,
 	case 1: {
 		u8 v;
 
-		sframe_get(sec, v, addr, Efault);
+		sframe_get(sec, v, addr, efault);
 		*start = v;
 		break;
 	}
 	case 2: {
 		u16 v;
 
-		sframe_get(sec, v, addr, Efault);
+		sframe_get(sec, v, addr, efault);
 		*start = v;
 		break;
 	}
 	default:
-		sframe_get(sec, *start, addr, Efault);
+		sframe_get(sec, *start, addr, efault);
 		break;
 	}
-	sframe_get(sec, *info, addr + addr_size, Efault);
+	sframe_get(sec, *info, addr + addr_size, efault);
 
 	if (SFRAME_FRE_INFO_DW_SIZE(*info) > SFRAME_FRE_DATAWORD_4B)
 		return sframe_reject(sec, -EINVAL, "data word size 3");
@@ -602,7 +601,7 @@ static __always_inline int __sframe_read_fre_head(struct sframe_section *sec,
 		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
 	*next = addr + addr_size + 1 + words * word_size;
 	return 0;
-Efault:
+efault:
 	return sframe_reject(sec, -EFAULT, "FRE not readable");
 }
 
@@ -619,24 +618,24 @@ static __always_inline int __sframe_read_words(struct sframe_section *sec,
 		case SFRAME_FRE_DATAWORD_1B: {
 			u8 v;
 
-			sframe_get(sec, v, addr + i, Efault);
+			sframe_get(sec, v, addr + i, efault);
 			raw->words[i] = v;
 			break;
 		}
 		case SFRAME_FRE_DATAWORD_2B: {
 			u16 v;
 
-			sframe_get(sec, v, addr + 2 * i, Efault);
+			sframe_get(sec, v, addr + 2 * i, efault);
 			raw->words[i] = v;
 			break;
 		}
 		default:
-			sframe_get(sec, raw->words[i], addr + 4 * i, Efault);
+			sframe_get(sec, raw->words[i], addr + 4 * i, efault);
 			break;
 		}
 	}
 	return 0;
-Efault:
+efault:
 	return sframe_reject(sec, -EFAULT, "FRE not readable");
 }
 
@@ -869,7 +868,8 @@ static bool sframe_fde_outermost(const struct sframe_section *sec,
 	       SFRAME_FDE_INFO2_TYPE(fde->info2) == SFRAME_FDE_TYPE_DEFAULT;
 }
 
-static bool sframe_open(struct sframe_section *sec)
+/* Opens the window the __sframe_*() helpers read in: inline, so no call returns with it open. */
+static __always_inline bool sframe_open(struct sframe_section *sec)
 {
 	return user_read_access_begin((void __user *)sec->sframe_start,
 				      sec->sframe_end - sec->sframe_start);
@@ -901,11 +901,10 @@ int sframe_find(struct sframe_section *sec, unsigned long ip,
 		return sframe_reject(sec, -EFAULT, "section not accessible");
 	ret = __sframe_find_fde(sec, ip, &fde);
 	if (!ret) {
-		if (sframe_fde_outermost(sec, &fde)) {
+		if (sframe_fde_outermost(sec, &fde))
 			raw.info = 0;
-		} else {
+		else
 			ret = __sframe_find_fre(sec, &fde, ip, &raw);
-		}
 	}
 	user_read_access_end();
 	if (ret)

@@ -2,9 +2,9 @@
 /*
  * Builds small SFrame sections for tests, in either byte order.
  *
- * Shared by the KUnit suite (laid into the kernel as
- * kernel/unwind/tests/sframe_build.h) and the user space harness in
- * tools/testing/sframe/, so both judge the reader on the same bytes.
+ * Shared by the KUnit suite (laid into the kernel under kernel/unwind/tests/)
+ * and the user space harness in tools/testing/sframe/, so both judge the
+ * reader on the same bytes.
  *
  * Offsets in a spec are the real byte offsets the reader must report: the
  * builder applies the s390x CFA scaling itself unless raw_words is set.
@@ -96,7 +96,7 @@ static inline u32 sfb_build(const struct sfb_spec *s, u8 *buf,
 {
 	bool big = sfb_big_endian(s->abi), v2 = s->version == SFRAME_VERSION_2;
 	unsigned int fde_size = v2 ? 20 : 16, hdr_end = 28 + s->auxhdr_len;
-	unsigned int i, j, k, pos, num_fres = 0;
+	unsigned int i, j, k, pos, nwords, num_fres = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->big_endian = big;
@@ -134,13 +134,13 @@ static inline u32 sfb_build(const struct sfb_spec *s, u8 *buf,
 			const struct sfb_fre *r = &f->fre[j];
 			unsigned int ws = 1U << SFRAME_FRE_INFO_DW_SIZE(r->info);
 
-			/* word size 3 is invalid: write it as 8 to keep going */
 			l->fre[i][j] = pos;
 			sfb_put(buf + pos, r->start, at, big);
 			buf[pos + at] = r->info;
 			pos += at + 1;
-			for (k = 0; k < SFRAME_FRE_INFO_DW_COUNT(r->info) &&
-				    k < SFB_MAX_WORDS; k++) {
+			nwords = min_t(unsigned int, SFRAME_FRE_INFO_DW_COUNT(r->info),
+				       SFB_MAX_WORDS);
+			for (k = 0; k < nwords; k++) {
 				s32 w = r->words[k];
 
 				if (k == (flex ? 1 : 0))

@@ -536,6 +536,26 @@ static inline void spec_bad_fdes_on_page_1(struct sfb_spec *s, u8 abi)
 	s->fde_gap = 4096;
 }
 
+static inline void spec_bad_unsorted_fdes_on_page_1(struct sfb_spec *s, u8 abi)
+{
+	spec_bad_fdes_on_page_1(s, abi);
+	s->flags &= ~SFRAME_F_FDE_SORTED;
+}
+
+static inline void spec_bad_v2_fres_on_page_1(struct sfb_spec *s, u8 abi)
+{
+	spec_v2(s, abi);
+	s->fre_gap = 4096;
+}
+
+/* Claims sorted, but the FDE table reads 0x140, 0x40, 0x100 */
+static inline void spec_bad_first_fde_last(struct sfb_spec *s, u8 abi)
+{
+	sfb_base(s, abi);
+	s->fde[0].func = 0x140;
+	s->fde[0].size = 0x10;
+}
+
 static inline void spec_bad_s390x_cfa_range(struct sfb_spec *s, u8 abi)
 {
 	sfb_base(s, abi);
@@ -584,9 +604,13 @@ static const struct sframe_bad_case sframe_bad_cases[] = {
 	  .err = -EINVAL },
 	{ "elements_disagree", .second = spec_second_element_v2, AT_INIT, .err = -EINVAL },
 	{ "header_unreadable", .hole_page = 1, AT_INIT, .err = -EFAULT },
+	{ "fdes_unreadable_when_indexing", .spec = spec_bad_unsorted_fdes_on_page_1,
+	  .hole_page = 2, AT_INIT, .err = -EFAULT },
 
 	/* FDEs: found at lookup */
 	{ "fdes_unsorted_but_claimed", .spec = spec_reversed_claims_sorted, .pc = 0x50,
+	  .err = -EINVAL },
+	{ "fdes_unsorted_seen_going_left", .spec = spec_bad_first_fde_last, .pc = 0x20,
 	  .err = -EINVAL },
 	{ "fde_overlaps_next", .poke = { FDE(0, 8, 4, 0x48) }, .pc = 0x10, .err = -EINVAL },
 	{ "fde_overlaps_previous", .poke = { FDE(0, 8, 4, 0x48) }, .pc = 0x50,
@@ -630,6 +654,8 @@ static const struct sframe_bad_case sframe_bad_cases[] = {
 	  .err = -EINVAL },
 	{ "fres_unreadable", .spec = spec_bad_fres_on_page_1, .hole_page = 2, .pc = 0x4,
 	  .err = -EFAULT },
+	{ "v2_fres_unreadable", .spec = spec_bad_v2_fres_on_page_1, .hole_page = 2,
+	  .pc = 0x4, .err = -EFAULT },
 	{ "fdes_unreadable", .spec = spec_bad_fdes_on_page_1, .hole_page = 2, .pc = 0x4,
 	  .err = -EFAULT },
 	{ "s390x_cfa_offset_out_of_range", S390X, .spec = spec_bad_s390x_cfa_range,
@@ -708,6 +734,41 @@ static inline u32 sframe_decode_case_bytes(const struct sframe_decode_case *c,
 	}
 	memset(buf + size, 0xee, c->extra);
 	return size + c->extra;
+}
+
+/*
+ * Limits: a section of @n empty elements back to back (each a bare header),
+ * or one unsorted element whose FDE table (zeros, left to the caller) is too
+ * long to index.  Return the bytes to give the reader.
+ */
+static inline u32 sframe_many_elements(u8 *buf, unsigned int n, u8 abi)
+{
+	struct sfb_spec spec;
+	struct sfb_layout l;
+	unsigned int i;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.version = SFRAME_VERSION_3;
+	spec.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL;
+	spec.abi = abi;
+	for (i = 0; i < n; i++)
+		sfb_build(&spec, buf + i * 28, 0, 0, &l);
+	return n * 28;
+}
+
+static inline u32 sframe_big_index_header(u8 *buf, u32 num_fdes, u8 abi)
+{
+	struct sfb_spec spec;
+	struct sfb_layout l;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.version = SFRAME_VERSION_3;
+	spec.flags = SFRAME_F_FDE_FUNC_START_PCREL;
+	spec.abi = abi;
+	sfb_build(&spec, buf, 0, 0, &l);
+	sfb_put(buf + 8, num_fdes, 4, l.big_endian);
+	sfb_put(buf + 24, num_fdes * 16, 4, l.big_endian);
+	return 28 + num_fdes * 16;
 }
 
 #undef HDR

@@ -198,10 +198,52 @@ static void sframe_nofault_test(struct kunit *test)
 	sframe_section_release(&sec);
 }
 
+static int sframe_test_limit(struct kunit *test, const u8 *bytes, u32 copy,
+			     u32 size)
+{
+	struct sframe_section sec;
+	unsigned long addr;
+	int ret;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_ALIGN(size), PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, addr, 0);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, bytes, copy), 0);
+	ret = sframe_section_init(&sec, addr, size, addr, addr + 1);
+	if (!ret)
+		sframe_section_release(&sec);
+	return ret;
+}
+
+/* What a section may ask of the kernel is bounded, and the bounds are exact. */
+static void sframe_limits_test(struct kunit *test)
+{
+	struct sframe_test_ctx *ctx = test->priv;
+	struct sframe_section sec;
+	u32 size;
+	u8 *buf;
+
+	KUNIT_EXPECT_EQ(test, sframe_section_init(&sec, ctx->addr, 1UL << 32,
+						  ctx->text, ctx->text + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sframe_section_init(&sec, ctx->addr, SFB_BUF_SIZE,
+						  ctx->text, ctx->text), -EINVAL);
+
+	buf = kvzalloc((SFRAME_MAX_ELEMENTS + 1) * 28, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	size = sframe_many_elements(buf, SFRAME_MAX_ELEMENTS, SFRAME_ABI);
+	KUNIT_EXPECT_EQ(test, sframe_test_limit(test, buf, size, size), 0);
+	size = sframe_many_elements(buf, SFRAME_MAX_ELEMENTS + 1, SFRAME_ABI);
+	KUNIT_EXPECT_EQ(test, sframe_test_limit(test, buf, size, size), -E2BIG);
+
+	/* The FDE table is fresh anonymous memory: zeros, never read. */
+	size = sframe_big_index_header(buf, SFRAME_MAX_INDEX_FDES + 1, SFRAME_ABI);
+	KUNIT_EXPECT_EQ(test, sframe_test_limit(test, buf, 28, size), -E2BIG);
+	kvfree(buf);
+}
+
 static void sframe_real_test(struct kunit *test)
 {
 	const struct sframe_real_section *r = &sframe_real;
-	struct sframe_test_ctx *ctx = test->priv;
 	struct unwind_user_frame frame;
 	struct sframe_section sec;
 	unsigned long addr, base;
@@ -243,6 +285,7 @@ static struct kunit_case sframe_reader_cases[] = {
 	KUNIT_CASE_PARAM(sframe_malformed_test, sframe_bad_gen_params),
 	KUNIT_CASE(sframe_bad_then_good_test),
 	KUNIT_CASE(sframe_nofault_test),
+	KUNIT_CASE(sframe_limits_test),
 	KUNIT_CASE(sframe_real_test),
 	{}
 };

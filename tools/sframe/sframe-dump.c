@@ -38,6 +38,10 @@
 #define ELF64_SHDR_SIZE		64
 #define ELF64_PHDR_SIZE		56
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define __noreturn		__attribute__((__noreturn__))
+#define __printf(a, b)		__attribute__((__format__(printf, a, b)))
+
 static const char *prog = "sframe-dump";
 static const char *path;
 
@@ -58,7 +62,7 @@ struct sframe_loc {
 	bool		relocated;
 };
 
-static void __attribute__((format(printf, 1, 2), noreturn)) fail(const char *fmt, ...)
+static __printf(1, 2) __noreturn void fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -248,7 +252,7 @@ static bool reloc_kind(u16 machine, u32 type, unsigned int *len, bool *pcrel)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
 		if (kinds[i].machine == machine && kinds[i].type == type) {
 			*len = kinds[i].len;
 			*pcrel = kinds[i].pcrel;
@@ -325,13 +329,13 @@ static void print_rule(const struct unwind_user_rule *r)
 		fputs("same", stdout);
 		return;
 	case UNWIND_USER_BASE_CFA:
-		strcpy(base, "cfa");
+		snprintf(base, sizeof(base), "cfa");
 		break;
 	case UNWIND_USER_BASE_SP:
-		strcpy(base, "sp");
+		snprintf(base, sizeof(base), "sp");
 		break;
 	case UNWIND_USER_BASE_FP:
-		strcpy(base, "fp");
+		snprintf(base, sizeof(base), "fp");
 		break;
 	case UNWIND_USER_BASE_REG:
 		snprintf(base, sizeof(base), "r%u", r->regnum);
@@ -488,7 +492,7 @@ static int dump(const struct sframe_loc *loc, struct sframe_section *sec)
 			if (sframe_read_fre(sec, &fde, addr, &fre))
 				fail("FDE %u FRE %u: %s", n, i, sec->reason);
 			if (mask)
-				printf("    +%#06x ", fre.start);
+				printf("    +0x%04x ", fre.start);
 			else
 				printf("    %#lx ", fde.func_start + fre.start);
 			print_frame(&fre.frame);
@@ -526,7 +530,7 @@ static unsigned char *read_file(const char *name, size_t *size)
 	return buf;
 }
 
-static void usage(void)
+static __noreturn void bad_args(void)
 {
 	fprintf(stderr, "usage: %s [--lookup-all] FILE\n", prog);
 	exit(2);
@@ -542,17 +546,16 @@ int main(int argc, char **argv)
 	int i, ret;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (!strcmp(argv[i], "--lookup-all"))
-			lookup = true;
-		else if (!strcmp(argv[i], "--"))
+		if (!strcmp(argv[i], "--")) {
+			i++;
 			break;
-		else
-			usage();
+		}
+		if (strcmp(argv[i], "--lookup-all"))
+			bad_args();
+		lookup = true;
 	}
-	if (i < argc && !strcmp(argv[i], "--"))
-		i++;
 	if (i != argc - 1)
-		usage();
+		bad_args();
 	path = argv[i];
 
 	file = read_file(path, &elf.size);

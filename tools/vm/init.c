@@ -17,8 +17,9 @@
  *	@@SFVM X exit <n>	or  @@SFVM X signal <n>
  *	@@SFVM END
  *
- * and the kernel messages logged meanwhile are replayed from /dev/kmsg
- * after the frames, so the host still scans them.  Then the guest powers off.
+ * and the kernel messages logged since the program started are replayed
+ * from /dev/kmsg after the frames, so the host still scans them.  Then the guest reboots,
+ * which ends QEMU (-no-reboot).
  *
  * Built static with the target's cross gcc; uses nothing but libc.
  */
@@ -42,7 +43,7 @@
 #define OUT_FILE	"/vm/stdout"
 #define ERR_FILE	"/vm/stderr"
 #define FRAME		"@@SFVM "
-#define CHUNK		512	/* payload bytes per frame: 1 KiB of hex */
+#define CHUNK		32	/* payload bytes per frame: lines stay under 80 columns */
 
 #define SYSLOG_ACTION_CONSOLE_OFF	6
 #define SYSLOG_ACTION_CONSOLE_ON	7
@@ -84,8 +85,11 @@ static void power_off(void)
 	if (console >= 0)
 		tcdrain(console);
 	sync();
-	reboot(RB_POWER_OFF);
-	/* Not reached unless power off is unsupported; -no-reboot ends QEMU. */
+	/*
+	 * Reboot rather than power off: QEMU runs with -no-reboot, so this ends
+	 * it on every arch, while RB_POWER_OFF only halts a kernel without a
+	 * power-off driver (the x86_64 KUnit kernel has no ACPI).
+	 */
 	reboot(RB_AUTOBOOT);
 	for (;;)
 		pause();
@@ -226,6 +230,15 @@ int main(void)
 	if (chdir(WORK_DIR))
 		say("vm-init: chdir %s: %s\n", WORK_DIR, strerror(errno));
 
+	/*
+	 * Everything the kernel logs from here on is replayed after the frames:
+	 * a record logged just before the console goes off may not have been
+	 * printed yet.  Records printed live show up twice; that is harmless.
+	 */
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg >= 0)
+		lseek(kmsg, 0, SEEK_END);
+
 	argv = read_argv();
 	if (argv) {
 		pid = fork();
@@ -239,9 +252,6 @@ int main(void)
 			;
 	}
 
-	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (kmsg >= 0)
-		lseek(kmsg, 0, SEEK_END);
 	if (console >= 0)
 		tcdrain(console);
 	klogctl(SYSLOG_ACTION_CONSOLE_OFF, NULL, 0);

@@ -29,7 +29,11 @@ int main(int argc, char **argv)
 		fd = open("/dev/kmsg", O_WRONLY);
 		if (fd < 0)
 			return 1;
-		dprintf(fd, "<4>WARNING: CPU: 0 PID: 1 at selftest.c:1 vm_run_selftest+0x0/0x0\n");
+		static const char msg[] =
+			"<4>WARNING: CPU: 0 PID: 1 at selftest.c:1 vm_run_selftest\n";
+
+		if (write(fd, msg, sizeof(msg) - 1) != sizeof(msg) - 1)
+			return 1;
 		close(fd);
 		return 0;
 	}

@@ -30,6 +30,7 @@
 #define GFP_KERNEL_ACCOUNT	0
 #define ALIGN(x, a)		(((x) + (a) - 1) & ~((typeof(x))(a) - 1))
 #define max(a, b)		((a) > (b) ? (a) : (b))
+#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 /* As include/linux/limits.h defines them, promotions included */
 #define U8_MAX			((u8)~0U)
@@ -63,6 +64,7 @@ struct sframe_umem_region {
 
 extern struct sframe_umem_region sframe_umem[SFRAME_UMEM_MAX_REGIONS];
 extern unsigned long sframe_umem_reads;
+extern bool sframe_fail_alloc;
 
 bool sframe_umem_copy(void *dst, unsigned long src, unsigned long len);
 
@@ -101,9 +103,10 @@ static inline void user_read_access_end(void)
 {
 }
 
+/* Tests set sframe_fail_alloc to take the reader's -ENOMEM path. */
 static inline void *kvmalloc_array(size_t n, size_t size, int gfp __attribute__((unused)))
 {
-	return calloc(n, size);
+	return sframe_fail_alloc ? NULL : calloc(n, size);
 }
 
 static inline void kvfree(void *p)

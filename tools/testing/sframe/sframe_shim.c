@@ -8,6 +8,7 @@
 
 struct sframe_umem_region sframe_umem[SFRAME_UMEM_MAX_REGIONS];
 unsigned long sframe_umem_reads;
+bool sframe_fail_alloc;
 
 bool sframe_umem_copy(void *dst, unsigned long src, unsigned long len)
 {

@@ -33,6 +33,19 @@ NOINLINE int realigned(int n)
 	return with_alloca(n) + big[3];
 }
 
+/* Realignment with stack-passed arguments: gcc uses a DRAP register on
+   x86_64 (CFA = *(rbp-N)), which gas encodes as a FLEX FDE. */
+NOINLINE int drap(int n, int a, int b, int c, int d, int e, int s1, int s2)
+{
+	char big[256] __attribute__((aligned(64)));
+	char *p = alloca(n);
+	memset(big, s1, sizeof(big));
+	memset(p, s2, n);
+	__asm__ volatile("" : : "r"(big), "r"(p) : "memory"); /* escape */
+	sink = a + b + c + d + e;
+	return big[n & 255] + p[0] + leaf(n, s1);
+}
+
 /* Many callee-saved registers live across calls. */
 NOINLINE long many_regs(long a, long b, long c, long d, long e, long f)
 {
@@ -52,7 +65,8 @@ int main(int argc, char **argv)
 {
 	(void)argv;
 	printf("%d\n", recurse(argc + 2) + realigned(argc * 40) +
-		       (int)many_regs(argc, 2, 3, 4, 5, 6));
+		       (int)many_regs(argc, 2, 3, 4, 5, 6) +
+		       drap(argc * 8, 1, 2, 3, 4, 5, 6, 7));
 	puts("done");
 	return 0;
 }
