@@ -58,6 +58,21 @@ static inline void sframe_format_frame(char *buf, size_t len,
 		 f->ra_signed ? (f->pauth_key ? " mangled=b" : " mangled=a") : "");
 }
 
+/* What a lookup gives, as text: a rule, "none" for -ENOENT, or the error */
+static inline void sframe_describe_lookup(struct sframe_section *sec,
+					  unsigned long ip, char *buf, size_t len)
+{
+	struct unwind_user_frame frame;
+	int ret = sframe_find(sec, ip, &frame);
+
+	if (ret == -ENOENT)
+		snprintf(buf, len, "none");
+	else if (ret)
+		snprintf(buf, len, "error %d (%s)", ret, sec->reason);
+	else
+		sframe_format_frame(buf, len, &frame);
+}
+
 /* ---- specs ---- */
 
 static inline void spec_base(struct sfb_spec *s, u8 abi)
@@ -665,6 +680,29 @@ static const struct sframe_bad_case sframe_bad_cases[] = {
 };
 
 /*
+ * Builds the section of @spec, followed by the one of @second (if any) as a
+ * second element aligned to 8 bytes.  @l describes the first element.
+ */
+static inline u32 sframe_case_build(void (*spec)(struct sfb_spec *s, u8 abi),
+				    void (*second)(struct sfb_spec *s, u8 abi),
+				    u8 abi, u8 *buf, unsigned long addr,
+				    unsigned long text, struct sfb_layout *l)
+{
+	struct sfb_layout l2;
+	struct sfb_spec s;
+	u32 size, off;
+
+	spec(&s, abi);
+	size = sfb_build(&s, buf, addr, text, l);
+	if (!second)
+		return size;
+	off = (size + 7) & ~7U;
+	memset(buf + size, 0, off - size);
+	second(&s, abi);
+	return off + sfb_build(&s, buf + off, addr + off, text, &l2);
+}
+
+/*
  * Builds the bytes of a malformed case into @buf (at user address @addr,
  * text at @text) and returns the size to give the reader.
  */
@@ -672,21 +710,12 @@ static inline u32 sframe_bad_case_bytes(const struct sframe_bad_case *c, u8 abi,
 					u8 *buf, unsigned long addr,
 					unsigned long text)
 {
-	struct sfb_layout l, l2;
-	struct sfb_spec spec;
+	struct sfb_layout l;
 	unsigned int k;
 	u32 size;
 
-	(c->spec ? c->spec : spec_base)(&spec, abi);
-	size = sfb_build(&spec, buf, addr, text, &l);
-	if (c->second) {
-		u32 off = (size + 7) & ~7U;
-
-		memset(buf + size, 0, off - size);
-		c->second(&spec, abi);
-		size = off + sfb_build(&spec, buf + off, addr + off, text, &l2);
-	}
-
+	size = sframe_case_build(c->spec ? c->spec : spec_base, c->second, abi,
+				 buf, addr, text, &l);
 	for (k = 0; k < ARRAY_SIZE(c->poke); k++) {
 		const struct sfb_poke *p = &c->poke[k];
 		u64 value = p->value;
@@ -721,17 +750,9 @@ static inline u32 sframe_decode_case_bytes(const struct sframe_decode_case *c,
 					   unsigned long text)
 {
 	struct sfb_layout l;
-	struct sfb_spec spec;
-	u32 size, off;
+	u32 size;
 
-	c->spec(&spec, abi);
-	size = sfb_build(&spec, buf, addr, text, &l);
-	if (c->second) {
-		off = (size + 7) & ~7U;
-		memset(buf + size, 0, off - size);
-		c->second(&spec, abi);
-		size = off + sfb_build(&spec, buf + off, addr + off, text, &l);
-	}
+	size = sframe_case_build(c->spec, c->second, abi, buf, addr, text, &l);
 	memset(buf + size, 0xee, c->extra);
 	return size + c->extra;
 }

@@ -67,18 +67,12 @@ static int sframe_test_open(struct sframe_test_ctx *ctx, struct sframe_section *
 				   ctx->text + SFB_TEXT_SIZE);
 }
 
-static void sframe_decode_case_desc(const struct sframe_decode_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(sframe_decode, sframe_decode_cases, sframe_decode_case_desc);
+KUNIT_ARRAY_PARAM_DESC(sframe_decode, sframe_decode_cases, name);
 
 static void sframe_decode_test(struct kunit *test)
 {
 	const struct sframe_decode_case *c = test->param_value;
 	struct sframe_test_ctx *ctx = test->priv;
-	struct unwind_user_frame frame;
 	struct sframe_section sec;
 	char got[128];
 	u32 size;
@@ -92,23 +86,12 @@ static void sframe_decode_test(struct kunit *test)
 	ret = sframe_test_open(ctx, &sec, size);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "init: %s", sec.reason);
 
-	ret = sframe_find(&sec, ctx->text + c->pc, &frame);
-	if (ret == -ENOENT)
-		strscpy(got, "none", sizeof(got));
-	else if (ret)
-		snprintf(got, sizeof(got), "error %d (%s)", ret, sec.reason);
-	else
-		sframe_format_frame(got, sizeof(got), &frame);
+	sframe_describe_lookup(&sec, ctx->text + c->pc, got, sizeof(got));
 	KUNIT_EXPECT_STREQ(test, got, c->expect);
 	sframe_section_release(&sec);
 }
 
-static void sframe_bad_case_desc(const struct sframe_bad_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(sframe_bad, sframe_bad_cases, sframe_bad_case_desc);
+KUNIT_ARRAY_PARAM_DESC(sframe_bad, sframe_bad_cases, name);
 
 static void sframe_malformed_test(struct kunit *test)
 {
@@ -244,7 +227,6 @@ static void sframe_limits_test(struct kunit *test)
 static void sframe_real_test(struct kunit *test)
 {
 	const struct sframe_real_section *r = &sframe_real;
-	struct unwind_user_frame frame;
 	struct sframe_section sec;
 	unsigned long addr, base;
 	unsigned int i;
@@ -267,13 +249,7 @@ static void sframe_real_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sec.num_fdes, r->num_fdes);
 
 	for (i = 0; i < r->num_rows; i++) {
-		ret = sframe_find(&sec, base + r->rows[i].pc, &frame);
-		if (ret == -ENOENT)
-			strscpy(got, "none", sizeof(got));
-		else if (ret)
-			snprintf(got, sizeof(got), "error %d (%s)", ret, sec.reason);
-		else
-			sframe_format_frame(got, sizeof(got), &frame);
+		sframe_describe_lookup(&sec, base + r->rows[i].pc, got, sizeof(got));
 		KUNIT_EXPECT_STREQ_MSG(test, got, r->rows[i].expect, "pc %#lx",
 				       r->rows[i].pc);
 	}

@@ -32,6 +32,8 @@
 #define SHT_PROGBITS		1
 #define SHT_NOBITS		8
 #define SHT_GNU_SFRAME		0x6ffffff4
+#define PT_LOAD			1
+#define PF_X			1
 #define PT_GNU_SFRAME		0x6474e554
 #define SHN_XINDEX		0xffff
 #define ELF64_EHDR_SIZE		64
@@ -210,6 +212,41 @@ static bool find_segment(const struct elf_file *elf, struct sframe_loc *loc)
 	return false;
 }
 
+/*
+ * Where the file's code is.  An FDE outside it is corrupt, and walking it
+ * byte by byte could mean billions of lines.  A relocatable object's
+ * sections are placed at their file offsets (see relocate()).
+ */
+static void code_span(const struct elf_file *elf, unsigned long *lo,
+		      unsigned long *hi)
+{
+	u64 phoff = rd(elf, 0x20, 8), phentsize = rd(elf, 0x36, 2);
+	u64 phnum = rd(elf, 0x38, 2), off, i, vaddr, memsz;
+
+	*lo = ULONG_MAX;
+	*hi = 0;
+	if (elf->type == ET_REL) {
+		*lo = 0;
+		*hi = elf->size;
+		return;
+	}
+	if (phentsize < ELF64_PHDR_SIZE || !in_file(elf, phoff, phnum * phentsize))
+		return;
+	for (i = 0; i < phnum; i++) {
+		off = phoff + i * phentsize;
+		if (rd(elf, off, 4) != PT_LOAD || !(rd(elf, off + 4, 4) & PF_X))
+			continue;
+		vaddr = rd(elf, off + 0x10, 8);
+		memsz = rd(elf, off + 0x28, 8);
+		if (vaddr + memsz < vaddr)
+			continue;
+		if (vaddr < *lo)
+			*lo = vaddr;
+		if (vaddr + memsz > *hi)
+			*hi = vaddr + memsz;
+	}
+}
+
 struct shdr {
 	u64	type, offset, size, link, info, entsize;
 };
@@ -373,7 +410,8 @@ static void read_fde(struct sframe_section *sec, unsigned int n,
 		fail("FDE %u: %s", n, sec->reason);
 }
 
-static int lookup_all(struct sframe_section *sec)
+static int lookup_all(struct sframe_section *sec, unsigned long code_lo,
+		      unsigned long code_hi)
 {
 	struct unwind_user_frame frame;
 	struct sframe_fde fde;
@@ -385,6 +423,9 @@ static int lookup_all(struct sframe_section *sec)
 	for (n = 0; n < sec->num_fdes; n++) {
 		read_fde(sec, n, &fde);
 		end = fde.func_start + fde.func_size;
+		if (fde.func_size && (fde.func_start < code_lo || end > code_hi))
+			fail("FDE %u (%#lx-%#lx) lies outside the file's code", n,
+			     fde.func_start, end);
 		if (any && fde.func_start < done)
 			fail("FDE %u at %#lx overlaps addresses already printed (up to %#lx)",
 			     n, fde.func_start, done);
@@ -542,6 +583,7 @@ int main(int argc, char **argv)
 	struct elf_file elf = { 0 };
 	struct sframe_loc loc = { 0 };
 	unsigned char *copy, *file;
+	unsigned long code_lo, code_hi;
 	bool lookup = false;
 	int i, ret;
 
@@ -585,7 +627,8 @@ int main(int argc, char **argv)
 		fail("%s: %s (%s)", loc.where, sec.reason ? sec.reason : "rejected",
 		     strerror(-ret));
 
-	ret = lookup ? lookup_all(&sec) : dump(&loc, &sec);
+	code_span(&elf, &code_lo, &code_hi);
+	ret = lookup ? lookup_all(&sec, code_lo, code_hi) : dump(&loc, &sec);
 	sframe_section_release(&sec);
 	free(copy);
 	free(file);

@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (argc == 2 && !strcmp(argv[1], "warn")) {
-		/* What the console shows for a kernel WARN(); /dev/kmsg takes it from user space. */
+		/* What the console shows for a WARN(); /dev/kmsg takes it from user space. */
 		fd = open("/dev/kmsg", O_WRONLY);
 		if (fd < 0)
 			return 1;

@@ -10,7 +10,7 @@
 #define USER_ADDR	0x7f1234560000UL
 #define PAGE		4096UL
 
-static unsigned char buf[SFB_BUF_SIZE] __attribute__((aligned(4096)));
+static unsigned char buf[SFB_BUF_SIZE];
 static unsigned int passed, failed;
 
 static void report(bool ok, const char *abi, const char *name, const char *fmt,
@@ -59,7 +59,6 @@ static const char *errname(int err)
 static void run_decode(const struct sframe_decode_case *c, u8 abi, const char *abiname)
 {
 	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
-	struct unwind_user_frame frame;
 	struct sframe_section sec;
 	char got[128];
 	u32 size;
@@ -74,13 +73,7 @@ static void run_decode(const struct sframe_decode_case *c, u8 abi, const char *a
 		       sec.reason);
 		return;
 	}
-	ret = sframe_find(&sec, text + c->pc, &frame);
-	if (ret == -ENOENT)
-		snprintf(got, sizeof(got), "none");
-	else if (ret)
-		snprintf(got, sizeof(got), "%s (%s)", errname(ret), sec.reason);
-	else
-		sframe_format_frame(got, sizeof(got), &frame);
+	sframe_describe_lookup(&sec, text + c->pc, got, sizeof(got));
 	report(!strcmp(got, c->expect), abiname, c->name, "got \"%s\", want \"%s\"",
 	       got, c->expect);
 	sframe_section_release(&sec);
