@@ -332,6 +332,9 @@ int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 	memset(sec, 0, sizeof(*sec));
 	if (sframe_size > U32_MAX || end < sframe_start)
 		return sframe_reject(sec, -EINVAL, "section too large");
+	/* No user address is this high; below it no offset sum can wrap. */
+	if (sframe_start > LONG_MAX)
+		return sframe_reject(sec, -EINVAL, "section above user addresses");
 	if (text_start >= text_end)
 		return sframe_reject(sec, -EINVAL, "empty text range");
 	sec->sframe_start = sframe_start;

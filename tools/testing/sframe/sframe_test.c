@@ -140,6 +140,8 @@ static void run_limits(void)
 	check(sframe_section_init(&sec, USER_ADDR, 1UL << 32, 0, 1) == -EINVAL,
 	      "section_over_4g");
 	check(sframe_section_init(&sec, USER_ADDR, 64, 5, 5) == -EINVAL, "empty_text");
+	check(sframe_section_init(&sec, ~0UL - 0x1000, 64, 0, 1) == -EINVAL,
+	      "section_above_user_addresses");
 
 	size = sframe_many_elements(big, SFRAME_MAX_ELEMENTS, abi);
 	ret = init_at(&sec, big, size, 0, 1);
