@@ -495,6 +495,26 @@ efault:
 	return sframe_reject(sec, -EFAULT, "FDE not readable");
 }
 
+/* The FDE at position @n of the section's address order, and its element */
+static __always_inline unsigned long sframe_fde_at(const struct sframe_section *sec,
+						   unsigned int n,
+						   struct sframe_element *elem)
+{
+	const struct sframe_index_entry *e;
+
+	if (!sec->index) {
+		elem->start = sec->sframe_start;
+		elem->fres = sec->fres;
+		elem->fres_end = sec->fres_end;
+		return sec->fdes + (unsigned long)n * sframe_fde_size(sec);
+	}
+	e = &sec->index[n];
+	elem->start = sec->sframe_start + e->elem_off;
+	elem->fres = sec->sframe_start + e->fres_off;
+	elem->fres_end = elem->fres + e->fres_len;
+	return sec->sframe_start + e->fde_off;
+}
+
 static __always_inline int __sframe_find_fde(struct sframe_section *sec,
 					     unsigned long ip, struct sframe_fde *fde)
 {
@@ -505,7 +525,6 @@ static __always_inline int __sframe_find_fde(struct sframe_section *sec,
 	int ret;
 
 	if (sec->index) {
-		const struct sframe_index_entry *e;
 		unsigned int lo = 0, hi = sec->num_fdes, mid;
 
 		/* Rightmost entry starting at or below ip */
@@ -518,20 +537,13 @@ static __always_inline int __sframe_find_fde(struct sframe_section *sec,
 		}
 		if (!lo)
 			return sframe_reject(sec, -ENOENT, "no FDE covers the address");
-		e = &sec->index[lo - 1];
-		elem.start = sec->sframe_start + e->elem_off;
-		elem.fres = sec->sframe_start + e->fres_off;
-		elem.fres_end = elem.fres + e->fres_len;
-		addr = sec->sframe_start + e->fde_off;
+		i = lo - 1;
 	} else {
 		ret = __sframe_search_table(sec, ip, &i);
 		if (ret)
 			return ret;
-		elem.start = sec->sframe_start;
-		elem.fres = sec->fres;
-		elem.fres_end = sec->fres_end;
-		addr = sec->fdes + (unsigned long)i * sframe_fde_size(sec);
 	}
+	addr = sframe_fde_at(sec, i, &elem);
 
 	ret = __sframe_read_fde(sec, &elem, addr, fde);
 	if (ret)
@@ -930,26 +942,13 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_find);
 int sframe_read_fde(struct sframe_section *sec, unsigned int n,
 		    struct sframe_fde *fde)
 {
-	struct sframe_element elem = {
-		.start = sec->sframe_start,
-		.fres = sec->fres,
-		.fres_end = sec->fres_end,
-	};
+	struct sframe_element elem;
 	unsigned long addr;
 	int ret;
 
 	if (n >= sec->num_fdes)
 		return sframe_reject(sec, -ENOENT, "no such FDE");
-	if (sec->index) {
-		const struct sframe_index_entry *e = &sec->index[n];
-
-		elem.start = sec->sframe_start + e->elem_off;
-		elem.fres = sec->sframe_start + e->fres_off;
-		elem.fres_end = elem.fres + e->fres_len;
-		addr = sec->sframe_start + e->fde_off;
-	} else {
-		addr = sec->fdes + (unsigned long)n * sframe_fde_size(sec);
-	}
+	addr = sframe_fde_at(sec, n, &elem);
 	if (!sframe_open(sec))
 		return sframe_reject(sec, -EFAULT, "section not accessible");
 	ret = __sframe_read_fde(sec, &elem, addr, fde);

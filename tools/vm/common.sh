@@ -29,25 +29,8 @@ vm_arch() {
 	VM_DIR=$VM_BUILD/vm/$VM_ARCH
 }
 
-# vm_need_pkgs PKG...: installs missing Debian packages (quietly, log in
-# $VM_DIR/apt.log), or says how to when not root.
+# vm_need_pkgs PKG...: installs missing Debian packages, or says how to
+# when not root.
 vm_need_pkgs() {
-	local p missing=()
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
-			missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	local cmd="apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends ${missing[*]}"
-	if [ "$(id -u)" != 0 ]; then
-		echo "vm-run: missing packages; run as root: $cmd" >&2
-		exit 1
-	fi
-	mkdir -p "$VM_DIR"
-	if ! { DEBIAN_FRONTEND=noninteractive $cmd ||
-	       { apt-get -o DPkg::Lock::Timeout=900 update &&
-		 DEBIAN_FRONTEND=noninteractive $cmd; }; } >>"$VM_DIR/apt.log" 2>&1; then
-		echo "vm-run: '$cmd' failed; see $VM_DIR/apt.log" >&2
-		exit 1
-	fi
+	"$VM_REPO/tools/deps" "$@" || exit 1
 }
