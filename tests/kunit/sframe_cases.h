@@ -281,12 +281,16 @@ static inline void spec_reversed_claims_sorted(struct sfb_spec *s, u8 abi)
 	s->flags |= SFRAME_F_FDE_SORTED;
 }
 
-/* A second element describing functions at 0x200 and 0x280 */
+/*
+ * A second element describing functions at 0x200 and 0x280, with rows the
+ * first element does not have: reading the wrong element's FREs shows.
+ */
 static inline void spec_second_element(struct sfb_spec *s, u8 abi)
 {
 	sfb_base(s, abi);
 	s->nfdes = 2;
 	s->fde[0].func = 0x200;
+	s->fde[0].fre[1].words[0] = 48;
 	s->fde[1].func = 0x280;
 }
 
@@ -421,7 +425,7 @@ static const struct sframe_decode_case sframe_decode_cases[] = {
 	{ "unsorted_fdes_indexed_gap",	0, spec_unsorted, NULL, 0, 0x90, "none" },
 	{ "concatenated_first",		0, spec_base, spec_second_element, 0, 0x4, SP16FP },
 	{ "concatenated_second",	0, spec_base, spec_second_element, 0, 0x204,
-	  SP16FP },
+	  "cfa=sp+48 ra=*(cfa-8) fp=*(cfa-16)" },
 	{ "concatenated_gap",		0, spec_base, spec_second_element, 0, 0x240, "none" },
 	{ "segment_larger_than_data",	0, spec_base, NULL, 64, 0x4, SP16FP },
 	{ "s390x_cfa_scaling",		S390X, spec_s390x_raw, NULL, 0, 0x100,
