@@ -123,4 +123,46 @@ struct sframe_fda_v3 {
 /* s390x: an RA offset of 0 means the RA was not saved */
 #define SFRAME_FRE_RA_OFFSET_INVALID		0
 
+/*
+ * Explicit registration, for JITs and runtimes that put code in memory
+ * without mapping an ELF file:
+ *
+ *	struct sframe_registration reg = {
+ *		.size = sizeof(reg),
+ *		.sframe_start = ..., .sframe_size = ...,
+ *		.text_start = ..., .text_size = ...,
+ *	};
+ *	prctl(PR_SFRAME_REGISTER, &reg, 0, 0, 0);
+ *	...
+ *	prctl(PR_SFRAME_UNREGISTER, reg.text_start, 0, 0, 0);
+ *
+ * @size is the size of the structure the caller knows; fields it does not
+ * know read as zero, and a larger structure is accepted only when every byte
+ * the kernel does not know is zero (E2BIG otherwise).  Both ranges must be
+ * mapped in the caller's address space, the text executable.
+ *
+ * Errors: EINVAL (reserved flags, size below SFRAME_REGISTRATION_SIZE_VER0,
+ * an empty or wrapping range), E2BIG (unknown non-zero fields, or a section
+ * too large to index), EFAULT (a range not mapped or the data unreadable),
+ * EACCES (text not executable), EEXIST (text overlaps a registration),
+ * ENOSPC (the process has as many sections as allowed), EDQUOT (their
+ * memory would pass the process's limit), ENOMEM, and the reader's own:
+ * EINVAL (malformed section), EOPNOTSUPP (version or ABI not supported).
+ * PR_SFRAME_UNREGISTER: ENOENT when no explicit registration starts at the
+ * given address, EINVAL when the unused arguments are not zero.
+ */
+#define PR_SFRAME_REGISTER		0x53460001
+#define PR_SFRAME_UNREGISTER		0x53460002
+
+struct sframe_registration {
+	__u32	size;
+	__u32	flags;		/* none defined: must be 0 */
+	__u64	sframe_start;
+	__u64	sframe_size;
+	__u64	text_start;
+	__u64	text_size;
+};
+
+#define SFRAME_REGISTRATION_SIZE_VER0	40
+
 #endif /* _UAPI_LINUX_SFRAME_H */
