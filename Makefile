@@ -4,5 +4,6 @@
 # kernel/unwind/.  The project's own entry point is GNUmakefile.
 #
 
-obj-$(CONFIG_UNWIND_USER_SFRAME)	+= sframe.o
+obj-$(CONFIG_UNWIND_USER_SFRAME)	+= sframe.o sframe_registry.o sframe_elf.o \
+					   sframe_mmap.o sframe_prctl.o
 obj-$(CONFIG_SFRAME_KUNIT_TEST)		+= tests/

@@ -93,6 +93,10 @@ int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 			unsigned long sframe_size, unsigned long text_start,
 			unsigned long text_end);
 void sframe_section_release(struct sframe_section *sec);
+int sframe_section_copy(struct sframe_section *dst,
+			const struct sframe_section *src);
+size_t sframe_section_bytes(const struct sframe_section *sec);
+int sframe_section_validate(struct sframe_section *sec);
 int sframe_find(struct sframe_section *sec, unsigned long ip,
 		struct unwind_user_frame *frame);
 int sframe_read_fde(struct sframe_section *sec, unsigned int n,

@@ -375,6 +375,42 @@ void sframe_section_release(struct sframe_section *sec)
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_release);
 
+/**
+ * sframe_section_copy() - duplicate a prepared section for another process
+ * @dst: the copy.
+ * @src: a section sframe_section_init() accepted.
+ *
+ * A forked child's memory holds the same section at the same address, so
+ * only the kernel-side index needs copying.
+ *
+ * Return: 0, or -ENOMEM with @dst holding nothing to release.
+ */
+int sframe_section_copy(struct sframe_section *dst,
+			const struct sframe_section *src)
+{
+	*dst = *src;
+	if (!src->index)
+		return 0;
+	dst->index = kvmemdup(src->index, sframe_section_bytes(src),
+			      GFP_KERNEL_ACCOUNT);
+	return dst->index ? 0 : -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_section_copy);
+
+/**
+ * sframe_section_bytes() - kernel memory a prepared section holds
+ * @sec: the section.
+ *
+ * Return: bytes of its FDE index, 0 when it has none.
+ */
+size_t sframe_section_bytes(const struct sframe_section *sec)
+{
+	if (!sec->index)
+		return 0;
+	return max(sec->num_fdes, 1U) * sizeof(*sec->index);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_section_bytes);
+
 /*
  * Everything from here to sframe_find() runs inside one user-access window
  * over the whole section: always inline, no calls, and each helper ends on
@@ -991,3 +1027,46 @@ int sframe_read_fre(struct sframe_section *sec, const struct sframe_fde *fde,
 	return sframe_decode(sec, fde, &raw, &fre->frame);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_read_fre);
+
+/**
+ * sframe_section_validate() - read every FDE and FRE of a section once
+ * @sec: a section prepared by sframe_section_init().
+ *
+ * Lookups check only what they read.  This reads everything, so that a
+ * section malformed anywhere is refused when it is registered rather than
+ * at the lookup that stumbles on it, at the price of one pass over it.
+ *
+ * Context: Process context; may fault and sleep.
+ * Return: 0, or the first error sframe_read_fde() or sframe_read_fre()
+ *	gave, -EINVAL for FREs out of order, -EINTR if the task is killed.
+ */
+int sframe_section_validate(struct sframe_section *sec)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	unsigned long addr;
+	unsigned int i, j;
+	u32 prev = 0;
+	int ret;
+
+	for (i = 0; i < sec->num_fdes; i++) {
+		ret = sframe_read_fde(sec, i, &fde);
+		if (ret)
+			return ret;
+		addr = fde.fres;
+		for (j = 0; j < fde.num_fres; j++) {
+			ret = sframe_read_fre(sec, &fde, addr, &fre);
+			if (ret)
+				return ret;
+			if (j && fre.start <= prev)
+				return sframe_reject(sec, -EINVAL, "FREs out of order");
+			prev = fre.start;
+			addr = fre.next;
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_section_validate);

@@ -12,6 +12,8 @@
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sframe.h>
 #include <linux/slab.h>
 #include <linux/sort.h>

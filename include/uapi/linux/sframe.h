@@ -14,6 +14,11 @@
 
 #define SFRAME_MAGIC			0xdee2
 
+/* ELF program header type of the segment holding .sframe */
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME			0x6474e554
+#endif
+
 #define SFRAME_VERSION_1		1	/* obsolete, never accepted */
 #define SFRAME_VERSION_2		2
 #define SFRAME_VERSION_3		3

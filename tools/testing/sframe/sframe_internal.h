@@ -114,6 +114,18 @@ static inline void kvfree(void *p)
 	free(p);
 }
 
+/* One thread, never killed, never rescheduled by anyone but the host. */
+#define current			NULL
+#define fatal_signal_pending(t)	((void)(t), 0)
+#define cond_resched()		do { } while (0)
+
+static inline void *kvmemdup(const void *src, size_t len, int gfp __attribute__((unused)))
+{
+	void *p = sframe_fail_alloc ? NULL : malloc(len);
+
+	return p ? memcpy(p, src, len) : NULL;
+}
+
 static inline void sort(void *base, size_t num, size_t size,
 			int (*cmp)(const void *, const void *),
 			void *swap __attribute__((unused)))

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Where an ELF file keeps its SFrame section: PT_GNU_SFRAME and the
+ * executable PT_LOADs, from the file's own program headers.
+ *
+ * Every executable mapping of a file asks, so what was read is kept per
+ * file version (inode, size and change time) in a small LRU cache: a
+ * library mapped by a thousand processes is read once.  Files without
+ * SFrame are remembered too, as most mapped files have none.
+ */
+#include <linux/elf.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <uapi/linux/sframe.h>
+#include <kunit/visibility.h>
+
+#include "sframe_elf.h"
+
+/* GNU ld writes about a dozen; binfmt_elf would take up to 64 KiB worth. */
+#define SFRAME_ELF_MAX_PHDRS	128
+#define SFRAME_ELF_CACHE_BITS	6
+#define SFRAME_ELF_CACHE_MAX	256
+
+/*
+ * A file version.  The inode pointer is only compared, never followed: a
+ * freed inode's memory reused for another file would still differ in
+ * number, generation or change time.
+ */
+struct sframe_elf_key {
+	const struct inode	*inode;
+	unsigned long		ino;
+	u32			generation;
+	loff_t			size;
+	struct timespec64	ctime;
+};
+
+struct sframe_elf_cached {
+	struct hlist_node	hash;
+	struct list_head	lru;
+	struct sframe_elf_key	key;
+	struct sframe_elf_info	info;
+};
+
+static DEFINE_SPINLOCK(sframe_elf_lock);
+static DEFINE_HASHTABLE(sframe_elf_cache, SFRAME_ELF_CACHE_BITS);
+static LIST_HEAD(sframe_elf_lru);
+static unsigned int sframe_elf_cached_nr;
+static unsigned long sframe_elf_hits, sframe_elf_misses;
+
+static void sframe_elf_key(struct file *file, struct sframe_elf_key *key)
+{
+	struct inode *inode = file_inode(file);
+
+	memset(key, 0, sizeof(*key));
+	key->inode = inode;
+	key->ino = inode->i_ino;
+	key->generation = inode->i_generation;
+	key->size = i_size_read(inode);
+	key->ctime = inode_get_ctime(inode);
+}
+
+static bool sframe_elf_key_eq(const struct sframe_elf_key *a,
+			      const struct sframe_elf_key *b)
+{
+	return a->inode == b->inode && a->ino == b->ino &&
+	       a->generation == b->generation && a->size == b->size &&
+	       timespec64_equal(&a->ctime, &b->ctime);
+}
+
+/* Caller holds sframe_elf_lock. */
+static struct sframe_elf_cached *sframe_elf_find(const struct sframe_elf_key *key)
+{
+	struct sframe_elf_cached *c;
+
+	hash_for_each_possible(sframe_elf_cache, c, hash, (unsigned long)key->inode) {
+		if (c->key.inode == key->inode)
+			return c;
+	}
+	return NULL;
+}
+
+static void sframe_elf_segment(struct sframe_elf_info *info,
+			       const struct elf64_phdr *ph)
+{
+	/* A segment whose address and offset disagree can't be mapped. */
+	if ((ph->p_vaddr - ph->p_offset) & ~PAGE_MASK)
+		return;
+	if (ph->p_type == PT_GNU_SFRAME && !info->sframe_memsz) {
+		info->sframe_vaddr = ph->p_vaddr;
+		info->sframe_memsz = ph->p_memsz;
+	} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		   ph->p_memsz && info->nr_text < SFRAME_ELF_MAX_TEXT) {
+		info->text[info->nr_text].vaddr = ph->p_vaddr;
+		info->text[info->nr_text].offset = ph->p_offset;
+		info->text[info->nr_text].memsz = ph->p_memsz;
+		info->nr_text++;
+	}
+}
+
+/* 0 with @info filled (files that are not ours included), or a read error. */
+static int sframe_elf_read(struct file *file, struct sframe_elf_info *info)
+{
+	struct elf64_phdr *phdrs;
+	struct elf64_hdr eh;
+	loff_t pos = 0;
+	ssize_t n;
+	size_t size;
+	unsigned int i;
+
+	memset(info, 0, sizeof(*info));
+	n = kernel_read(file, &eh, sizeof(eh), &pos);
+	if (n < 0)
+		return n;
+	if (n != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELF_DATA ||
+	    !elf_check_arch(&eh) || eh.e_phentsize != sizeof(struct elf64_phdr) ||
+	    !eh.e_phnum || eh.e_phnum > SFRAME_ELF_MAX_PHDRS)
+		return 0;
+
+	size = eh.e_phnum * sizeof(struct elf64_phdr);
+	if (eh.e_phoff > i_size_read(file_inode(file)) - size)
+		return 0;
+	phdrs = kmalloc(size, GFP_KERNEL);
+	if (!phdrs)
+		return -ENOMEM;
+	pos = eh.e_phoff;
+	n = kernel_read(file, phdrs, size, &pos);
+	if (n == size) {
+		for (i = 0; i < eh.e_phnum; i++)
+			sframe_elf_segment(info, &phdrs[i]);
+		info->has_sframe = info->sframe_memsz && info->nr_text;
+	}
+	kfree(phdrs);
+	return n < 0 ? n : 0;
+}
+
+static void sframe_elf_remember(const struct sframe_elf_key *key,
+				const struct sframe_elf_info *info)
+{
+	struct sframe_elf_cached *c, *old = NULL;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return;
+	c->key = *key;
+	c->info = *info;
+
+	spin_lock(&sframe_elf_lock);
+	old = sframe_elf_find(key);
+	if (old) {
+		hash_del(&old->hash);
+		list_del(&old->lru);
+		sframe_elf_cached_nr--;
+	} else if (sframe_elf_cached_nr >= SFRAME_ELF_CACHE_MAX) {
+		old = list_last_entry(&sframe_elf_lru, struct sframe_elf_cached, lru);
+		hash_del(&old->hash);
+		list_del(&old->lru);
+		sframe_elf_cached_nr--;
+	}
+	hash_add(sframe_elf_cache, &c->hash, (unsigned long)key->inode);
+	list_add(&c->lru, &sframe_elf_lru);
+	sframe_elf_cached_nr++;
+	spin_unlock(&sframe_elf_lock);
+	kfree(old);
+}
+
+/**
+ * sframe_elf_info() - where a file keeps its SFrame section
+ * @file: a file open for reading (as mapped files are).
+ * @info: filled in; @info->has_sframe is false for anything that is not a
+ *	64-bit ELF file of this architecture with PT_GNU_SFRAME and code.
+ *
+ * Context: Process context, no mmap lock held (reads the file); may sleep.
+ * Return: 0, or the error reading the file gave (nothing is cached then).
+ */
+int sframe_elf_info(struct file *file, struct sframe_elf_info *info)
+{
+	struct sframe_elf_cached *c;
+	struct sframe_elf_key key;
+	int ret;
+
+	sframe_elf_key(file, &key);
+	spin_lock(&sframe_elf_lock);
+	c = sframe_elf_find(&key);
+	if (c && sframe_elf_key_eq(&c->key, &key)) {
+		*info = c->info;
+		list_move(&c->lru, &sframe_elf_lru);
+		sframe_elf_hits++;
+		spin_unlock(&sframe_elf_lock);
+		return 0;
+	}
+	sframe_elf_misses++;
+	spin_unlock(&sframe_elf_lock);
+
+	ret = sframe_elf_read(file, info);
+	if (!ret)
+		sframe_elf_remember(&key, info);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_elf_info);
+
+/**
+ * sframe_elf_cache_stats() - how often sframe_elf_info() read the file
+ * @hits: answers from the cache.
+ * @misses: answers read from the file.
+ */
+void sframe_elf_cache_stats(unsigned long *hits, unsigned long *misses)
+{
+	spin_lock(&sframe_elf_lock);
+	*hits = sframe_elf_hits;
+	*misses = sframe_elf_misses;
+	spin_unlock(&sframe_elf_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_elf_cache_stats);

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KERNEL_UNWIND_SFRAME_ELF_H
+#define _KERNEL_UNWIND_SFRAME_ELF_H
+
+#include <linux/types.h>
+
+struct file;
+
+/* Executable segments remembered per file; GNU ld makes one. */
+#define SFRAME_ELF_MAX_TEXT	4
+
+/**
+ * struct sframe_elf_segment - an executable PT_LOAD
+ * @vaddr: p_vaddr.
+ * @offset: p_offset.
+ * @memsz: p_memsz.
+ */
+struct sframe_elf_segment {
+	u64	vaddr;
+	u64	offset;
+	u64	memsz;
+};
+
+/**
+ * struct sframe_elf_info - what the kernel needs of an ELF file's headers
+ * @has_sframe: it has PT_GNU_SFRAME and executable code for it.
+ * @sframe_vaddr: PT_GNU_SFRAME's p_vaddr.
+ * @sframe_memsz: its p_memsz.
+ * @nr_text: entries of @text.
+ * @text: the executable PT_LOADs.
+ */
+struct sframe_elf_info {
+	bool				has_sframe;
+	u64				sframe_vaddr;
+	u64				sframe_memsz;
+	unsigned int			nr_text;
+	struct sframe_elf_segment	text[SFRAME_ELF_MAX_TEXT];
+};
+
+int sframe_elf_info(struct file *file, struct sframe_elf_info *info);
+void sframe_elf_cache_stats(unsigned long *hits, unsigned long *misses);
+
+#endif /* _KERNEL_UNWIND_SFRAME_ELF_H */

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Registering the SFrame sections of files as they are mapped executable:
+ * the executable and its interpreter at exec (binfmt_elf maps them with
+ * vm_mmap()), libraries as ld.so maps them, code made executable again by
+ * mprotect().  No help from user space is needed.
+ *
+ * The hooks run with the mmap lock held, where reading a file is a lock
+ * order hazard, so they only note the new range.  The work happens on the
+ * way back to user space (task_work), with no lock held: by then ld.so's
+ * mmap() of the whole file, or exec's mapping of every segment, has put
+ * the section's data in place too.
+ */
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+
+#include "sframe_elf.h"
+#include "sframe_registry.h"
+
+struct sframe_mmap_work {
+	struct callback_head	work;
+	unsigned long		start;
+	unsigned long		end;
+};
+
+/* One executable mapping of @file, as it was when the lock was dropped */
+struct sframe_mapping {
+	struct file	*file;
+	unsigned long	vm_start;
+	unsigned long	vm_end;
+	unsigned long	file_base;	/* address of file offset 0 */
+};
+
+/*
+ * Register the part of each executable segment of the file that lies in
+ * both the mapping and [@start, @end).  The section is where the segment's
+ * load bias puts PT_GNU_SFRAME.
+ */
+static void sframe_register_mapping(struct mm_struct *mm,
+				    const struct sframe_mapping *map,
+				    unsigned long start, unsigned long end)
+{
+	unsigned long seg_start, seg_end, bias;
+	struct sframe_elf_info info;
+	struct sframe_add add;
+	unsigned int i;
+
+	if (sframe_elf_info(map->file, &info) || !info.has_sframe)
+		return;
+	start = max(start, map->vm_start);
+	end = min(end, map->vm_end);
+
+	for (i = 0; i < info.nr_text; i++) {
+		const struct sframe_elf_segment *seg = &info.text[i];
+
+		if (check_add_overflow(map->file_base, seg->offset, &seg_start) ||
+		    check_add_overflow(seg_start, seg->memsz, &seg_end))
+			continue;
+		if (seg_end <= start || seg_start >= end)
+			continue;
+		/* Wrapping is harmless here: the reader refuses such sections. */
+		bias = seg_start - seg->vaddr;
+		add = (struct sframe_add){
+			.file = map->file,
+			.file_base = map->file_base,
+			.sframe_start = bias + info.sframe_vaddr,
+			.sframe_size = info.sframe_memsz,
+			.seg_start = seg_start,
+			.seg_end = seg_end,
+			.start = max(seg_start, start),
+			.end = min(seg_end, end),
+		};
+		sframe_add_section(mm, &add);
+	}
+}
+
+static void sframe_mmap_work(struct callback_head *head)
+{
+	struct sframe_mmap_work *w = container_of(head, struct sframe_mmap_work, work);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct sframe_mapping map;
+	unsigned long addr = w->start;
+
+	while (mm && !(current->flags & PF_EXITING) && addr < w->end) {
+		if (mmap_read_lock_killable(mm))
+			break;
+		vma = find_vma_intersection(mm, addr, w->end);
+		map.file = NULL;
+		if (vma && vma->vm_file && (vma->vm_flags & VM_EXEC)) {
+			map.file = get_file(vma->vm_file);
+			map.vm_start = vma->vm_start;
+			map.vm_end = vma->vm_end;
+			map.file_base = vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT);
+		}
+		addr = vma ? vma->vm_end : w->end;
+		mmap_read_unlock(mm);
+
+		if (map.file) {
+			sframe_register_mapping(mm, &map, w->start, w->end);
+			fput(map.file);
+		}
+	}
+	kfree(w);
+}
+
+static void sframe_queue(struct mm_struct *mm, unsigned long start,
+			 unsigned long end)
+{
+	struct sframe_mmap_work *w;
+
+	/* Kernel threads borrowing an mm never return to user space. */
+	if (mm != current->mm ||
+	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
+		return;
+	w = kmalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return;
+	init_task_work(&w->work, sframe_mmap_work);
+	w->start = start;
+	w->end = end;
+	if (task_work_add(current, &w->work, TWA_RESUME))
+		kfree(w);
+}
+
+/**
+ * sframe_mmap() - hook: [@start, @end) of @vma was just mapped
+ * @vma: the new mapping, mmap lock held for writing.
+ * @start: start of what was mapped.
+ * @end: its end (@vma may be larger after a merge).
+ */
+void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
+		 unsigned long end)
+{
+	if (vma->vm_file && (vma->vm_flags & VM_EXEC))
+		sframe_queue(vma->vm_mm, start, end);
+}
+
+/**
+ * sframe_mprotect() - hook: [@start, @end) of @vma changed protection
+ * @vma: the mapping, mmap lock held for writing.
+ * @start: start of the range.
+ * @end: its end.
+ * @oldflags: the flags it had before.
+ *
+ * Code that stops being executable is forgotten; a file's code that
+ * becomes executable (ld.so does this around text relocations) is
+ * registered again.
+ */
+void sframe_mprotect(struct vm_area_struct *vma, unsigned long start,
+		     unsigned long end, unsigned long oldflags)
+{
+	bool was_exec = oldflags & VM_EXEC, is_exec = vma->vm_flags & VM_EXEC;
+
+	if (was_exec && !is_exec) {
+		if (rcu_access_pointer(vma->vm_mm->sframe_table))
+			sframe_remove_range(vma->vm_mm, start, end, false);
+	} else if (!was_exec && is_exec) {
+		sframe_mmap(vma, start, end);
+	}
+}

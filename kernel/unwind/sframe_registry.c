@@ -1,0 +1,798 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SFrame sections of each address space: which section describes which
+ * code, kept exact through mmap, munmap, mprotect, fork and exit.
+ *
+ * Each mm points to an immutable, sorted table of text ranges.  Writers
+ * hold the mmap lock for writing and publish a new table for every change,
+ * so lookups need nothing but RCU and can later run from NMI.  A section
+ * (an entry) belongs to one mm; a table holds one reference to it however
+ * many ranges point at it, and a lookup that may sleep holds another.
+ *
+ * When memory for a new table cannot be had while unmapping, the ranges
+ * that had to go are emptied in place instead: what is left can only miss,
+ * never describe code that is no longer there.
+ */
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <kunit/visibility.h>
+
+#include "sframe_registry.h"
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "sframe."
+
+/* A process with over a thousand ELF objects with SFrame is unheard of. */
+VISIBLE_IF_KUNIT unsigned int sframe_max_sections = 1024;
+EXPORT_SYMBOL_IF_KUNIT(sframe_max_sections);
+module_param_named(max_sections, sframe_max_sections, uint, 0644);
+MODULE_PARM_DESC(max_sections, "SFrame sections one process may register");
+
+VISIBLE_IF_KUNIT unsigned long sframe_max_bytes = 64UL << 20;
+EXPORT_SYMBOL_IF_KUNIT(sframe_max_bytes);
+module_param_named(max_bytes, sframe_max_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_bytes, "Kernel memory one process's SFrame sections may hold");
+
+static atomic_long_t sframe_sections = ATOMIC_LONG_INIT(0);
+
+static int sframe_sections_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&sframe_sections));
+}
+
+static int sframe_sections_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static const struct kernel_param_ops sframe_sections_ops = {
+	.get = sframe_sections_get,
+	.set = sframe_sections_set,
+};
+module_param_cb(sections, &sframe_sections_ops, NULL, 0444);
+MODULE_PARM_DESC(sections, "SFrame sections registered in all processes");
+
+/**
+ * sframe_live_sections() - sections registered in all address spaces
+ *
+ * Return: the count, for leak checks.
+ */
+long sframe_live_sections(void)
+{
+	return atomic_long_read(&sframe_sections);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_live_sections);
+
+static struct sframe_entry *sframe_entry_alloc(void)
+{
+	struct sframe_entry *e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+
+	if (!e)
+		return NULL;
+	refcount_set(&e->ref, 1);
+	e->bytes = sizeof(*e);
+	atomic_long_inc(&sframe_sections);
+	return e;
+}
+
+static void sframe_entry_free_rcu(struct rcu_head *rcu)
+{
+	struct sframe_entry *e = container_of(rcu, struct sframe_entry, rcu);
+
+	sframe_section_release(&e->sec);
+	if (e->file)
+		fput(e->file);
+	kfree(e);
+}
+
+static void sframe_entry_put(struct sframe_entry *e)
+{
+	if (refcount_dec_and_test(&e->ref)) {
+		atomic_long_dec(&sframe_sections);
+		call_rcu(&e->rcu, sframe_entry_free_rcu);
+	}
+}
+
+static bool sframe_range_live(const struct sframe_range *r)
+{
+	return r->start != READ_ONCE(r->end);
+}
+
+static struct sframe_table *sframe_table_alloc(unsigned int nr_ranges)
+{
+	struct sframe_table *t;
+
+	t = kvmalloc(struct_size(t, ranges, nr_ranges), GFP_KERNEL_ACCOUNT);
+	if (t)
+		t->nr_ranges = nr_ranges;
+	return t;
+}
+
+static struct sframe_table *sframe_table_locked(struct mm_struct *mm)
+{
+	return rcu_dereference_protected(mm->sframe_table,
+					 lockdep_is_held(&mm->mmap_lock));
+}
+
+static void sframe_table_publish(struct mm_struct *mm, struct sframe_table *old,
+				 struct sframe_table *new)
+{
+	rcu_assign_pointer(mm->sframe_table, new);
+	if (old)
+		kvfree_rcu(old, rcu);
+}
+
+/* The last range starting at or below @ip, if it covers @ip. */
+static struct sframe_range *sframe_range_find(struct sframe_table *t,
+					      unsigned long ip)
+{
+	unsigned int lo = 0, hi = t->nr_ranges, mid;
+	struct sframe_range *r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->ranges[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	r = &t->ranges[lo - 1];
+	return ip < READ_ONCE(r->end) ? r : NULL;
+}
+
+/**
+ * struct sframe_cut - what a change takes out of a table
+ * @start: start of the address range that goes away.
+ * @end: its end.
+ * @data_gone: the range was unmapped, so sections whose data lay in it go
+ *	too; otherwise (exec permission dropped) only their text is trimmed.
+ * @drop: an entry to remove whole, or NULL.
+ */
+struct sframe_cut {
+	unsigned long		start;
+	unsigned long		end;
+	bool			data_gone;
+	struct sframe_entry	*drop;
+};
+
+static int sframe_check_vmas(struct mm_struct *mm, unsigned long start,
+			     unsigned long end, vm_flags_t flags,
+			     struct file *file, unsigned long file_base);
+
+/*
+ * Did @cut take away the data of @e?  ld.so maps each segment of a library
+ * over its first whole-file mapping with MAP_FIXED: the same file at the
+ * same place is the same data, so a section survives that.
+ */
+static bool sframe_cut_data(struct mm_struct *mm, const struct sframe_entry *e,
+			    const struct sframe_cut *cut)
+{
+	unsigned long start = max(cut->start, e->sframe_start);
+	unsigned long end = min(cut->end, e->sframe_end);
+
+	if (!cut->data_gone || start >= end)
+		return false;
+	return !e->file || sframe_check_vmas(mm, start, end, 0, e->file,
+					     e->file_base);
+}
+
+/* What is left of @r after @cut: 0, 1 or 2 ranges in @out. */
+static unsigned int sframe_cut_range(struct mm_struct *mm,
+				     const struct sframe_range *r,
+				     const struct sframe_cut *cut,
+				     struct sframe_range out[2])
+{
+	const struct sframe_entry *e = r->entry;
+	unsigned int n = 0;
+
+	if (!sframe_range_live(r) || e == cut->drop)
+		return 0;
+	if (sframe_cut_data(mm, e, cut))
+		return 0;
+	if (cut->start >= r->end || cut->end <= r->start) {
+		out[0] = *r;
+		return 1;
+	}
+	if (r->start < cut->start) {
+		out[n] = *r;
+		out[n++].end = cut->start;
+	}
+	if (r->end > cut->end) {
+		out[n] = *r;
+		out[n++].start = cut->end;
+	}
+	return n;
+}
+
+static bool sframe_cut_changes(const struct sframe_range *r, unsigned int n,
+			       const struct sframe_range out[2])
+{
+	return n != 1 || out[0].start != r->start || out[0].end != r->end;
+}
+
+/*
+ * Apply @cut to @mm's table: a new table without what it removes, entries
+ * that lose their last range released.  Mmap lock held for writing.
+ */
+static void sframe_apply_cut(struct mm_struct *mm, const struct sframe_cut *cut)
+{
+	struct sframe_table *old = sframe_table_locked(mm), *new = NULL;
+	struct sframe_range out[2];
+	unsigned int i, j = 0, n, nr = 0;
+	bool changed = false;
+
+	if (!old)
+		return;
+	for (i = 0; i < old->nr_ranges; i++) {
+		n = sframe_cut_range(mm, &old->ranges[i], cut, out);
+		changed |= sframe_cut_changes(&old->ranges[i], n, out);
+		nr += n;
+	}
+	if (!changed)
+		return;
+
+	if (nr) {
+		new = sframe_table_alloc(nr);
+		if (!new) {
+			/* Empty what must go; the kept parts are lost too. */
+			for (i = 0; i < old->nr_ranges; i++) {
+				struct sframe_range *r = &old->ranges[i];
+
+				n = sframe_cut_range(mm, r, cut, out);
+				if (sframe_cut_changes(r, n, out))
+					WRITE_ONCE(r->end, r->start);
+			}
+			return;
+		}
+		new->nr_sections = old->nr_sections;
+		new->bytes = old->bytes;
+	}
+
+	for (i = 0; i < old->nr_ranges; i++) {
+		struct sframe_entry *e = old->ranges[i].entry;
+
+		n = sframe_cut_range(mm, &old->ranges[i], cut, out);
+		memcpy(&new->ranges[j], out, n * sizeof(out[0]));
+		j += n;
+		e->nr_ranges = e->nr_ranges + n - 1;
+		if (!e->nr_ranges) {
+			if (new) {
+				new->nr_sections--;
+				new->bytes -= e->bytes;
+			}
+			/* Lockless readers of @old still see @e until RCU says. */
+			sframe_entry_put(e);
+		}
+	}
+	sframe_table_publish(mm, old, new);
+}
+
+/*
+ * Add [@start, @end) of @e to @mm's table; @e may have ranges there already.
+ * Touching ranges of one entry become one.  Mmap lock held for writing.
+ * Ranges emptied in place are left out of the new table.
+ */
+static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
+			       unsigned long start, unsigned long end)
+{
+	struct sframe_table *old = sframe_table_locked(mm), *new;
+	unsigned int i, j = 0, nr = 0, sections = 0;
+	bool joins = e->nr_ranges;
+	size_t bytes = 0;
+
+	if (old) {
+		for (i = 0; i < old->nr_ranges; i++) {
+			const struct sframe_range *r = &old->ranges[i];
+
+			if (!sframe_range_live(r))
+				continue;
+			if (r->start < end && start < r->end)
+				return -EEXIST;
+			nr++;
+		}
+		sections = old->nr_sections;
+		bytes = old->bytes;
+	}
+	if (!joins && sections >= READ_ONCE(sframe_max_sections))
+		return -ENOSPC;
+	if (!joins && bytes + e->bytes > READ_ONCE(sframe_max_bytes))
+		return -EDQUOT;
+
+	new = sframe_table_alloc(nr + 1);
+	if (!new)
+		return -ENOMEM;
+	new->nr_sections = sections + !joins;
+	new->bytes = bytes + (joins ? 0 : e->bytes);
+	for (i = 0; old && i < old->nr_ranges; i++) {
+		struct sframe_range *r = &old->ranges[i];
+
+		if (!sframe_range_live(r)) {
+			if (!--r->entry->nr_ranges) {
+				new->nr_sections--;
+				new->bytes -= r->entry->bytes;
+				sframe_entry_put(r->entry);
+			}
+			continue;
+		}
+		new->ranges[j++] = *r;
+	}
+	/* Put the new range in its place. */
+	for (i = j; i > 0 && new->ranges[i - 1].start > start; i--)
+		new->ranges[i] = new->ranges[i - 1];
+	new->ranges[i] = (struct sframe_range){ start, end, e };
+	e->nr_ranges++;
+	j++;
+	if (i + 1 < j && new->ranges[i + 1].entry == e &&
+	    new->ranges[i + 1].start == end) {
+		new->ranges[i].end = new->ranges[i + 1].end;
+		memmove(&new->ranges[i + 1], &new->ranges[i + 2],
+			(j - i - 2) * sizeof(new->ranges[0]));
+		e->nr_ranges--;
+		j--;
+	}
+	if (i > 0 && new->ranges[i - 1].entry == e &&
+	    new->ranges[i - 1].end == start) {
+		new->ranges[i - 1].end = new->ranges[i].end;
+		memmove(&new->ranges[i], &new->ranges[i + 1],
+			(j - i - 1) * sizeof(new->ranges[0]));
+		e->nr_ranges--;
+		j--;
+	}
+	new->nr_ranges = j;
+	sframe_table_publish(mm, old, new);
+	return 0;
+}
+
+/*
+ * Is [@start, @end) mapped by VMAs with @flags (and of @file at @file_base
+ * when @file is set)?  -EFAULT for holes or another mapping, -EACCES when
+ * mapped without @flags.
+ */
+static int sframe_check_vmas(struct mm_struct *mm, unsigned long start,
+			     unsigned long end, vm_flags_t flags,
+			     struct file *file, unsigned long file_base)
+{
+	VMA_ITERATOR(vmi, mm, start);
+	struct vm_area_struct *vma;
+	unsigned long addr = start;
+
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_start > addr)
+			return -EFAULT;
+		if (file && (vma->vm_file != file ||
+			     vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT) != file_base))
+			return -EFAULT;
+		if ((vma->vm_flags & flags) != flags)
+			return -EACCES;
+		addr = vma->vm_end;
+		if (addr >= end)
+			return 0;
+	}
+	return -EFAULT;
+}
+
+static int sframe_check_mapped(struct mm_struct *mm, struct file *file,
+			       unsigned long file_base,
+			       unsigned long sframe_start, unsigned long sframe_end,
+			       unsigned long text_start, unsigned long text_end)
+{
+	int ret;
+
+	ret = sframe_check_vmas(mm, text_start, text_end, VM_EXEC, file, file_base);
+	if (!ret && !file)
+		ret = sframe_check_vmas(mm, sframe_start, sframe_end, VM_READ,
+					NULL, 0) ? -EFAULT : 0;
+	return ret;
+}
+
+static void sframe_report(const struct sframe_entry *e, int err)
+{
+	if (e->file)
+		pr_warn_ratelimited("sframe: %s[%d]: dropping SFrame section of %pD: %s (%d)\n",
+				    current->comm, task_tgid_nr(current), e->file,
+				    e->sec.reason ?: "unreadable", err);
+	else
+		pr_warn_ratelimited("sframe: %s[%d]: dropping SFrame section at %lx: %s (%d)\n",
+				    current->comm, task_tgid_nr(current),
+				    e->sframe_start, e->sec.reason ?: "unreadable", err);
+}
+
+/*
+ * Another part of a file's text whose section is registered already (the
+ * text's mapping was split, or part of it mapped again): add the range to
+ * that entry.  -ENOENT if there is none.
+ */
+static int sframe_add_range(struct mm_struct *mm, const struct sframe_add *add)
+{
+	struct sframe_entry *e = NULL;
+	struct sframe_table *t;
+	unsigned int i;
+	int ret = -ENOENT;
+
+	if (mmap_write_lock_killable(mm))
+		return -EINTR;
+	t = sframe_table_locked(mm);
+	for (i = 0; t && i < t->nr_ranges && !e; i++) {
+		struct sframe_entry *c = t->ranges[i].entry;
+
+		if (sframe_range_live(&t->ranges[i]) && c->file == add->file &&
+		    c->file_base == add->file_base &&
+		    c->sframe_start == add->sframe_start &&
+		    c->sec.text_start == add->seg_start &&
+		    c->sec.text_end == add->seg_end)
+			e = c;
+	}
+	if (e) {
+		ret = sframe_check_mapped(mm, add->file, add->file_base, 0, 0,
+					  add->start, add->end);
+		if (!ret)
+			ret = sframe_table_insert(mm, e, add->start, add->end);
+	}
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/**
+ * sframe_add_section() - register a section in an address space
+ * @mm: the address space, current->mm (the section is read from it).
+ * @add: what to register: the section, the code it may describe
+ *	(@add->seg_start to @add->seg_end), the part of that code to
+ *	register (@add->start to @add->end), and for a file's section the
+ *	file and the address its offset 0 has in the mapping.
+ *
+ * Reads and checks the section, then takes the mmap lock for writing and
+ * adds it if the text is still mapped as it was (of the file at that
+ * place, executable).  A file's section that fails the checks is kept,
+ * marked bad, so that /proc shows it; an explicit one is refused.  Text of
+ * a file's section already registered joins that registration.
+ *
+ * Context: Process context, mmap lock not held; may sleep.
+ * Return: 0 on success, else see the errors in include/uapi/linux/sframe.h.
+ */
+int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
+{
+	unsigned long sframe_end = add->sframe_start + add->sframe_size;
+	struct sframe_entry *e;
+	int ret;
+
+	if (!add->sframe_size || sframe_end < add->sframe_start ||
+	    add->start >= add->end || add->start < add->seg_start ||
+	    add->end > add->seg_end)
+		return -EINVAL;
+	if (add->file) {
+		ret = sframe_add_range(mm, add);
+		if (ret != -ENOENT)
+			return ret;
+	} else {
+		if (mmap_read_lock_killable(mm))
+			return -EINTR;
+		ret = sframe_check_mapped(mm, NULL, 0, add->sframe_start,
+					  sframe_end, add->start, add->end);
+		mmap_read_unlock(mm);
+		if (ret)
+			return ret;
+	}
+
+	e = sframe_entry_alloc();
+	if (!e)
+		return -ENOMEM;
+	ret = sframe_section_init(&e->sec, add->sframe_start, add->sframe_size,
+				  add->seg_start, add->seg_end);
+	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
+		ret = sframe_section_validate(&e->sec);
+	if (ret) {
+		if (!add->file || ret == -ENOMEM || ret == -EINTR)
+			goto put;
+		set_bit(SFRAME_ENTRY_BAD, &e->flags);
+		sframe_report(e, ret);
+	}
+	if (!add->file)
+		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
+	e->file = add->file ? get_file(add->file) : NULL;
+	e->file_base = add->file_base;
+	e->sframe_start = add->sframe_start;
+	e->sframe_end = sframe_end;
+	e->bytes += sframe_section_bytes(&e->sec);
+
+	ret = mmap_write_lock_killable(mm);
+	if (ret)
+		goto put;
+	ret = sframe_check_mapped(mm, add->file, add->file_base,
+				  add->sframe_start, sframe_end, add->start,
+				  add->end);
+	if (!ret)
+		ret = sframe_table_insert(mm, e, add->start, add->end);
+	mmap_write_unlock(mm);
+	if (!ret)
+		return 0;
+put:
+	sframe_entry_put(e);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_add_section);
+
+/**
+ * sframe_remove_explicit() - unregister what prctl() registered
+ * @mm: the address space.
+ * @text_start: text start the registration was made with.
+ *
+ * Context: Process context, mmap lock not held; may sleep.
+ * Return: 0, -ENOENT if no explicit registration starts at @text_start,
+ *	-EINTR if killed while waiting for the mmap lock.
+ */
+int sframe_remove_explicit(struct mm_struct *mm, unsigned long text_start)
+{
+	struct sframe_cut cut = {};
+	struct sframe_table *t;
+	unsigned int i;
+
+	if (mmap_write_lock_killable(mm))
+		return -EINTR;
+	t = sframe_table_locked(mm);
+	for (i = 0; t && i < t->nr_ranges && !cut.drop; i++) {
+		struct sframe_entry *e = t->ranges[i].entry;
+
+		if (sframe_range_live(&t->ranges[i]) &&
+		    test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags) &&
+		    e->sec.text_start == text_start)
+			cut.drop = e;
+	}
+	if (cut.drop)
+		sframe_apply_cut(mm, &cut);
+	mmap_write_unlock(mm);
+	return cut.drop ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_remove_explicit);
+
+/**
+ * sframe_remove_range() - forget code and data that go away
+ * @mm: the address space, mmap lock held for writing.
+ * @start: start of the range.
+ * @end: end of the range.
+ * @data_gone: the range is unmapped (sections with data in it go whole),
+ *	not merely made non-executable (text in it is trimmed).
+ */
+void sframe_remove_range(struct mm_struct *mm, unsigned long start,
+			 unsigned long end, bool data_gone)
+{
+	struct sframe_cut cut = {
+		.start = start, .end = end, .data_gone = data_gone,
+	};
+
+	mmap_assert_write_locked(mm);
+	sframe_apply_cut(mm, &cut);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_remove_range);
+
+/**
+ * sframe_munmap() - hook: [@start, @end) of @mm is being unmapped
+ * @mm: the address space, mmap lock held for writing.
+ * @start: start of the range.
+ * @end: end of the range.
+ */
+void sframe_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	if (rcu_access_pointer(mm->sframe_table))
+		sframe_remove_range(mm, start, end, true);
+}
+
+/**
+ * sframe_mm_init() - hook: a new mm starts without sections
+ * @mm: the address space, not yet in use.
+ */
+void sframe_mm_init(struct mm_struct *mm)
+{
+	RCU_INIT_POINTER(mm->sframe_table, NULL);
+}
+
+/**
+ * sframe_dup_mm() - hook: give a forked child copies of the parent's sections
+ * @oldmm: the parent's address space, mmap lock held for writing.
+ * @mm: the child's, not yet in use.
+ *
+ * Return: 0, or -ENOMEM (the fork fails).
+ */
+int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
+{
+	struct sframe_table *old = sframe_table_locked(oldmm), *new;
+	unsigned int i, j = 0, nr = 0;
+	int ret = 0;
+
+	RCU_INIT_POINTER(mm->sframe_table, NULL);
+	if (!old)
+		return 0;
+	for (i = 0; i < old->nr_ranges; i++)
+		nr += sframe_range_live(&old->ranges[i]);
+	if (!nr)
+		return 0;
+	new = sframe_table_alloc(nr);
+	if (!new)
+		return -ENOMEM;
+	new->nr_sections = 0;
+	new->bytes = 0;
+
+	for (i = 0; i < old->nr_ranges; i++) {
+		struct sframe_range *r = &old->ranges[i];
+		struct sframe_entry *e = r->entry, *c = e->copy;
+
+		if (!sframe_range_live(r))
+			continue;
+		if (!c) {
+			c = sframe_entry_alloc();
+			if (!c || sframe_section_copy(&c->sec, &e->sec)) {
+				if (c)
+					sframe_entry_put(c);
+				ret = -ENOMEM;
+				break;
+			}
+			c->file = e->file ? get_file(e->file) : NULL;
+			c->file_base = e->file_base;
+			c->sframe_start = e->sframe_start;
+			c->sframe_end = e->sframe_end;
+			c->flags = READ_ONCE(e->flags);
+			c->bytes = e->bytes;
+			e->copy = c;
+			new->nr_sections++;
+			new->bytes += c->bytes;
+		}
+		c->nr_ranges++;
+		new->ranges[j++] = (struct sframe_range){ r->start, r->end, c };
+	}
+
+	for (i = 0; i < old->nr_ranges; i++) {
+		struct sframe_entry *e = old->ranges[i].entry;
+
+		if (ret && e->copy && !--e->copy->nr_ranges)
+			sframe_entry_put(e->copy);
+		e->copy = NULL;
+	}
+	if (ret) {
+		kvfree(new);
+		return ret;
+	}
+	rcu_assign_pointer(mm->sframe_table, new);
+	return 0;
+}
+
+/**
+ * sframe_free_mm() - hook: release every section of a dying address space
+ * @mm: the address space, no longer used by any task.
+ */
+void sframe_free_mm(struct mm_struct *mm)
+{
+	struct sframe_table *t = rcu_dereference_protected(mm->sframe_table, true);
+	unsigned int i;
+
+	if (!t)
+		return;
+	RCU_INIT_POINTER(mm->sframe_table, NULL);
+	for (i = 0; i < t->nr_ranges; i++) {
+		struct sframe_entry *e = t->ranges[i].entry;
+
+		if (!--e->nr_ranges)
+			sframe_entry_put(e);
+	}
+	kvfree_rcu(t, rcu);
+}
+
+/**
+ * sframe_lookup() - the frame rules at a user address of the current task
+ * @ip: the address.
+ * @frame: where to store the rules.
+ *
+ * A section that turns out malformed or unreadable is dropped for this
+ * process, with one rate-limited message naming it.
+ *
+ * Context: Process context; may fault and sleep.
+ * Return: 0 on success; -ENOENT if no usable section describes @ip, or
+ *	the reader's error for the section that should have.
+ */
+int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_entry *e = NULL;
+	struct sframe_table *t;
+	struct sframe_range *r;
+	int ret;
+
+	might_fault();
+	if (!mm)
+		return -ENOENT;
+	rcu_read_lock();
+	t = rcu_dereference(mm->sframe_table);
+	r = t ? sframe_range_find(t, ip) : NULL;
+	if (r && !test_bit(SFRAME_ENTRY_BAD, &r->entry->flags) &&
+	    refcount_inc_not_zero(&r->entry->ref))
+		e = r->entry;
+	rcu_read_unlock();
+	if (!e)
+		return -ENOENT;
+
+	ret = sframe_find(&e->sec, ip, frame);
+	if (ret && ret != -ENOENT && !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
+		sframe_report(e, ret);
+	sframe_entry_put(e);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_lookup);
+
+/**
+ * sframe_mm_ranges() - the registered ranges of an address space
+ * @mm: the address space.
+ * @info: where to store up to @max ranges.
+ * @max: room in @info.
+ *
+ * Context: Process context, mmap lock not held.
+ * Return: the number of ranges, which may be more than @max.
+ */
+unsigned int sframe_mm_ranges(struct mm_struct *mm,
+			      struct sframe_range_info *info, unsigned int max)
+{
+	struct sframe_table *t;
+	unsigned int i, n = 0;
+
+	mmap_read_lock(mm);
+	t = sframe_table_locked(mm);
+	for (i = 0; t && i < t->nr_ranges; i++) {
+		const struct sframe_range *r = &t->ranges[i];
+		const struct sframe_entry *e = r->entry;
+
+		if (!sframe_range_live(r))
+			continue;
+		if (n < max)
+			info[n] = (struct sframe_range_info){
+				.start = r->start,
+				.end = r->end,
+				.sframe_start = e->sframe_start,
+				.sframe_end = e->sframe_end,
+				.num_fdes = e->sec.num_fdes,
+				.bad = test_bit(SFRAME_ENTRY_BAD, &e->flags),
+				.explicit = test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags),
+			};
+		n++;
+	}
+	mmap_read_unlock(mm);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_mm_ranges);
+
+/**
+ * sframe_mm_show() - /proc/<pid>/sframe: one line per registered range
+ * @m: the seq_file.
+ * @mm: the address space, mmap lock held for reading.
+ *
+ * Return: 0.
+ */
+int sframe_mm_show(struct seq_file *m, struct mm_struct *mm)
+{
+	struct sframe_table *t = sframe_table_locked(mm);
+	unsigned int i;
+
+	for (i = 0; t && i < t->nr_ranges; i++) {
+		const struct sframe_range *r = &t->ranges[i];
+		const struct sframe_entry *e = r->entry;
+
+		if (!sframe_range_live(r))
+			continue;
+		seq_printf(m, "%lx-%lx %lx-%lx v%u fdes=%u %s ",
+			   r->start, r->end, e->sframe_start, e->sframe_end,
+			   e->sec.version, e->sec.num_fdes,
+			   test_bit(SFRAME_ENTRY_BAD, &e->flags) ? "bad" : "ok");
+		if (e->file)
+			seq_path(m, file_user_path(e->file), "\n");
+		else
+			seq_puts(m, "[jit]");
+		seq_putc(m, '\n');
+	}
+	return 0;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-mm registry of SFrame sections, as the rest of kernel/unwind/ and
+ * its KUnit suites see it.
+ */
+#ifndef _KERNEL_UNWIND_SFRAME_REGISTRY_H
+#define _KERNEL_UNWIND_SFRAME_REGISTRY_H
+
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/sframe.h>
+#include <linux/sframe_mm.h>
+
+/* Bits of sframe_entry.flags */
+#define SFRAME_ENTRY_BAD	0	/* found corrupt: no longer used */
+#define SFRAME_ENTRY_EXPLICIT	1	/* registered by prctl() */
+
+/**
+ * struct sframe_entry - one registered section of one address space
+ * @sec: the section as the reader prepared it.
+ * @file: the mapped file it came from; NULL for explicit registrations.
+ * @file_base: for @file: the address of its offset 0 in the mapping.
+ * @sframe_start: start of the section as registered.
+ * @sframe_end: end of the section as registered.
+ * @flags: SFRAME_ENTRY_* bits.
+ * @nr_ranges: ranges of the owning table pointing here (mmap lock held
+ *	for writing to change it).
+ * @bytes: memory it holds, charged against the process's limit.
+ * @copy: scratch for sframe_dup_mm(), under the old mm's mmap lock.
+ * @ref: one for the owning table, one per lookup in progress.
+ * @rcu: frees it after lockless readers are done.
+ *
+ * Entries are never shared between address spaces: a forked child gets
+ * copies, so a section found corrupt in one process stays usable in others.
+ */
+struct sframe_entry {
+	struct sframe_section	sec;
+	struct file		*file;
+	unsigned long		file_base;
+	unsigned long		sframe_start;
+	unsigned long		sframe_end;
+	unsigned long		flags;
+	unsigned int		nr_ranges;
+	size_t			bytes;
+	struct sframe_entry	*copy;
+	refcount_t		ref;
+	struct rcu_head		rcu;
+};
+
+/**
+ * struct sframe_range - code an entry describes in this address space
+ * @start: first address.
+ * @end: end; a range with @end == @start was dropped in place and
+ *	matches nothing until the next table rebuild removes it.
+ * @entry: the section.
+ */
+struct sframe_range {
+	unsigned long		start;
+	unsigned long		end;
+	struct sframe_entry	*entry;
+};
+
+/**
+ * struct sframe_table - the registry of one mm, replaced on every change
+ * @rcu: frees a replaced table after lockless readers are done.
+ * @nr_sections: distinct entries.
+ * @bytes: sum of their @bytes.
+ * @nr_ranges: entries of @ranges, sorted by start, not overlapping.
+ * @ranges: the ranges.
+ */
+struct sframe_table {
+	struct rcu_head		rcu;
+	unsigned int		nr_sections;
+	size_t			bytes;
+	unsigned int		nr_ranges;
+	struct sframe_range	ranges[] __counted_by(nr_ranges);
+};
+
+/**
+ * struct sframe_range_info - a registered range, for tests
+ * @start: text start.
+ * @end: text end.
+ * @sframe_start: section start as registered.
+ * @sframe_end: section end as registered.
+ * @num_fdes: FDEs of the section.
+ * @bad: the section was found corrupt.
+ * @explicit: registered by prctl().
+ */
+struct sframe_range_info {
+	unsigned long	start;
+	unsigned long	end;
+	unsigned long	sframe_start;
+	unsigned long	sframe_end;
+	unsigned int	num_fdes;
+	bool		bad;
+	bool		explicit;
+};
+
+/**
+ * struct sframe_add - a section to register
+ * @file: the ELF file whose mapping holds the text; NULL for prctl().
+ * @file_base: for @file: the address of its offset 0 in the mapping.
+ * @sframe_start: user address of the section.
+ * @sframe_size: bytes there.
+ * @seg_start: start of the code the section may describe.
+ * @seg_end: end of that code.
+ * @start: start of the part of that code to register.
+ * @end: end of that part.
+ */
+struct sframe_add {
+	struct file	*file;
+	unsigned long	file_base;
+	unsigned long	sframe_start;
+	unsigned long	sframe_size;
+	unsigned long	seg_start;
+	unsigned long	seg_end;
+	unsigned long	start;
+	unsigned long	end;
+};
+
+int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add);
+int sframe_remove_explicit(struct mm_struct *mm, unsigned long text_start);
+void sframe_remove_range(struct mm_struct *mm, unsigned long start,
+			 unsigned long end, bool data_gone);
+unsigned int sframe_mm_ranges(struct mm_struct *mm,
+			      struct sframe_range_info *info,
+			      unsigned int max);
+long sframe_live_sections(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Per-process limits (module parameters), for tests to lower */
+extern unsigned int sframe_max_sections;
+extern unsigned long sframe_max_bytes;
+#endif
+
+#endif /* _KERNEL_UNWIND_SFRAME_REGISTRY_H */

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the per-mm SFrame registry and the explicit registration
+ * call.  Each test works in the test thread's own address space: it maps
+ * "text" and a section built by sframe_build.h, registers it, and changes
+ * the mappings with the same vm_mmap()/vm_munmap() a process's syscalls
+ * reach, so the hooks in mm/ run for real.
+ */
+#include <kunit/test.h>
+#include <linux/mman.h>
+#include <linux/sched/mm.h>
+#include <linux/sframe.h>
+#include <linux/sframe_mm.h>
+#include <linux/uaccess.h>
+#include <asm/unwind_user_sframe.h>
+
+#include "../sframe_registry.h"
+#include "sframe_cases.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define REG_TEXT_PAGES	4
+#define REG_MAX_RANGES	8
+
+struct reg_ctx {
+	unsigned long	text;		/* REG_TEXT_PAGES executable pages */
+	unsigned long	sframe;		/* the section, SFB_BUF_SIZE bytes */
+	u32		size;		/* bytes of section */
+	unsigned long	uarg;		/* a page for prctl() arguments */
+	long		live;		/* sframe_live_sections() at the start */
+	unsigned int	max_sections;
+	unsigned long	max_bytes;
+	struct sframe_range_info info[REG_MAX_RANGES];
+};
+
+/* A valid section whose functions lie in the first text page. */
+static void reg_build(struct kunit *test, struct reg_ctx *ctx, u8 version)
+{
+	struct sfb_layout l;
+	struct sfb_spec s;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, SFB_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sfb_base(&s, SFRAME_ABI);
+	s.version = version;
+	ctx->size = sfb_build(&s, buf, ctx->sframe, ctx->text, &l);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe, buf,
+					   SFB_BUF_SIZE), 0);
+}
+
+static int reg_init(struct kunit *test)
+{
+	struct reg_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->text = kunit_vm_mmap(test, NULL, 0, REG_TEXT_PAGES * PAGE_SIZE,
+				  PROT_READ | PROT_EXEC,
+				  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	ctx->sframe = kunit_vm_mmap(test, NULL, 0, SFB_BUF_SIZE,
+				    PROT_READ | PROT_WRITE,
+				    MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	ctx->uarg = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE,
+				  PROT_READ | PROT_WRITE,
+				  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, ctx->text, 0);
+	KUNIT_ASSERT_NE(test, ctx->sframe, 0);
+	KUNIT_ASSERT_NE(test, ctx->uarg, 0);
+	reg_build(test, ctx, SFRAME_VERSION_3);
+	ctx->live = sframe_live_sections();
+	ctx->max_sections = sframe_max_sections;
+	ctx->max_bytes = sframe_max_bytes;
+	test->priv = ctx;
+	return 0;
+}
+
+static void reg_exit(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+
+	sframe_max_sections = ctx->max_sections;
+	sframe_max_bytes = ctx->max_bytes;
+}
+
+static int reg_add(struct reg_ctx *ctx, unsigned long start, unsigned long end)
+{
+	struct sframe_add add = {
+		.sframe_start = ctx->sframe,
+		.sframe_size = ctx->size,
+		.seg_start = start,
+		.seg_end = end,
+		.start = start,
+		.end = end,
+	};
+
+	return sframe_add_section(current->mm, &add);
+}
+
+static unsigned int reg_ranges(struct reg_ctx *ctx)
+{
+	return sframe_mm_ranges(current->mm, ctx->info, REG_MAX_RANGES);
+}
+
+static void reg_expect_range(struct kunit *test, struct reg_ctx *ctx,
+			     unsigned int i, unsigned long start,
+			     unsigned long end)
+{
+	KUNIT_EXPECT_EQ_MSG(test, ctx->info[i].start, start, "range %u", i);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->info[i].end, end, "range %u", i);
+	KUNIT_EXPECT_EQ(test, ctx->info[i].sframe_start, ctx->sframe);
+	KUNIT_EXPECT_EQ(test, ctx->info[i].sframe_end, ctx->sframe + ctx->size);
+}
+
+static void reg_add_lookup_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct unwind_user_frame frame;
+	unsigned long end = ctx->text + REG_TEXT_PAGES * PAGE_SIZE;
+
+	KUNIT_EXPECT_EQ(test, sframe_lookup(ctx->text, &frame), -ENOENT);
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, ctx->text, end), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, ctx->text, end);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].explicit);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].bad);
+	KUNIT_EXPECT_EQ(test, ctx->info[0].num_fdes, 3);
+
+	KUNIT_EXPECT_EQ(test, sframe_lookup(ctx->text, &frame), 0);
+	KUNIT_EXPECT_EQ(test, frame.cfa.base, UNWIND_USER_BASE_SP);
+	KUNIT_EXPECT_EQ(test, sframe_lookup(ctx->text - 1, &frame), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sframe_lookup(end, &frame), -ENOENT);
+	/* Covered text without an FDE is not an error of the section. */
+	KUNIT_EXPECT_EQ(test, sframe_lookup(end - 1, &frame), -ENOENT);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].bad);
+
+	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(current->mm, ctx->text), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
+	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(current->mm, ctx->text), -ENOENT);
+}
+
+static void reg_overlap_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long mid = ctx->text + 2 * PAGE_SIZE;
+	unsigned long end = ctx->text + REG_TEXT_PAGES * PAGE_SIZE;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, mid, end), 0);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, mid, end), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, mid - 1, mid + 1), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, end - 1, end), -EEXIST);
+	/* Adjacent is fine, and the table stays sorted. */
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, ctx->text, mid), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	reg_expect_range(test, ctx, 0, ctx->text, mid);
+	reg_expect_range(test, ctx, 1, mid, end);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 2);
+}
+
+/* Unmapping text trims or splits its ranges exactly. */
+static void reg_munmap_trim_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 4 * p), 0);
+
+	KUNIT_ASSERT_EQ(test, vm_munmap(t, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t + p, t + 4 * p);
+
+	KUNIT_ASSERT_EQ(test, vm_munmap(t + 3 * p, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t + p, t + 3 * p);
+
+	/* What was unmapped can't be registered again. */
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 1), -EFAULT);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+}
+
+static void reg_munmap_split_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + 16, t + 4 * p - 16), 0);
+	KUNIT_ASSERT_EQ(test, vm_munmap(t + p, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	reg_expect_range(test, ctx, 0, t + 16, t + p);
+	reg_expect_range(test, ctx, 1, t + 2 * p, t + 4 * p - 16);
+	/* Two ranges, one section. */
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+
+	KUNIT_ASSERT_EQ(test, vm_munmap(t + 2 * p, 2 * p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t + 16, t + p);
+	KUNIT_ASSERT_EQ(test, vm_munmap(t, p), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
+}
+
+/* Unmapping any page of a section's data drops all of its ranges. */
+static void reg_munmap_data_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 4 * p), 0);
+	KUNIT_ASSERT_EQ(test, vm_munmap(t + p, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	/* Unmapping unrelated memory changes nothing. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(ctx->uarg, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+
+	KUNIT_ASSERT_EQ(test, vm_munmap(ctx->sframe, p), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
+}
+
+/* A MAP_FIXED mapping over registered text replaces it. */
+static void reg_map_fixed_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text, ret;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 4 * p), 0);
+	ret = vm_mmap(NULL, t + 2 * p, p, PROT_READ | PROT_EXEC,
+		      MAP_FIXED | MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_EQ(test, ret, t + 2 * p);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	reg_expect_range(test, ctx, 0, t, t + 2 * p);
+	reg_expect_range(test, ctx, 1, t + 3 * p, t + 4 * p);
+}
+
+/* Dropping exec trims text but leaves sections whose data lies there. */
+static void reg_noexec_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct mm_struct *mm = current->mm;
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 4 * p), 0);
+	mmap_write_lock(mm);
+	sframe_remove_range(mm, ctx->sframe, ctx->sframe + p, false);
+	sframe_remove_range(mm, t + 3 * p, t + 4 * p, false);
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t, t + 3 * p);
+}
+
+/* A child gets copies: same ranges, its own sections. */
+static void reg_fork_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct sframe_range_info child[REG_MAX_RANGES];
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+	struct mm_struct *mm, *parent = current->mm;
+	unsigned int n, i;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + p), 0);
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + p, t + 4 * p), 0);
+	KUNIT_ASSERT_EQ(test, vm_munmap(t + 2 * p, p), 0);
+
+	mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	mmap_write_lock(parent);
+	ret = sframe_dup_mm(parent, mm);
+	mmap_write_unlock(parent);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	n = reg_ranges(ctx);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, sframe_mm_ranges(mm, child, REG_MAX_RANGES), n);
+	for (i = 0; i < n && i < REG_MAX_RANGES; i++) {
+		KUNIT_EXPECT_EQ(test, child[i].start, ctx->info[i].start);
+		KUNIT_EXPECT_EQ(test, child[i].end, ctx->info[i].end);
+		KUNIT_EXPECT_EQ(test, child[i].sframe_start, ctx->info[i].sframe_start);
+		KUNIT_EXPECT_EQ(test, child[i].explicit, ctx->info[i].explicit);
+	}
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 4);
+
+	/* The parent's changes do not reach the child. */
+	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(parent, t + p), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_EQ(test, sframe_mm_ranges(mm, child, REG_MAX_RANGES), 3);
+
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 3);
+	mmput(mm);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+}
+
+/* Corrupt data found at lookup drops that section only, once. */
+static void reg_bad_section_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+	struct unwind_user_frame frame;
+	u8 junk[16];
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 2 * p), 0);
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + 2 * p, t + 4 * p), 0);
+	KUNIT_ASSERT_EQ(test, sframe_lookup(t, &frame), 0);
+
+	/* Send the FDE table's first entry far out of its sub-section. */
+	memset(junk, 0x7f, sizeof(junk));
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe + 28 + 12,
+					   junk, 4), 0);
+	ret = sframe_lookup(t, &frame);
+	KUNIT_EXPECT_TRUE_MSG(test, ret < 0 && ret != -ENOENT, "lookup gave %d", ret);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].bad);
+	KUNIT_EXPECT_FALSE(test, ctx->info[1].bad);
+	/* Dropped: no more reads of it, no error either. */
+	KUNIT_EXPECT_EQ(test, sframe_lookup(t, &frame), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 2);
+}
+
+/* The explicit call's structure: the size field and reserved bits. */
+static int reg_prctl(struct kunit *test, struct reg_ctx *ctx,
+		     const void *arg, size_t len)
+{
+	KUNIT_EXPECT_EQ(test, clear_user((void __user *)ctx->uarg, PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)ctx->uarg, arg, len), 0);
+	return sframe_prctl(PR_SFRAME_REGISTER, ctx->uarg, 0, 0, 0);
+}
+
+static struct sframe_registration reg_args(struct reg_ctx *ctx)
+{
+	return (struct sframe_registration){
+		.size = sizeof(struct sframe_registration),
+		.sframe_start = ctx->sframe,
+		.sframe_size = ctx->size,
+		.text_start = ctx->text,
+		.text_size = REG_TEXT_PAGES * PAGE_SIZE,
+	};
+}
+
+static void reg_prctl_struct_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct sframe_registration r = reg_args(ctx);
+	u8 big[sizeof(r) + 8] = {};
+
+	r.size = SFRAME_REGISTRATION_SIZE_VER0 - 1;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
+	r = reg_args(ctx);
+	r.flags = 1;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
+	r = reg_args(ctx);
+	r.sframe_size = 0;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
+	r = reg_args(ctx);
+	r.text_size = 0;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
+	r = reg_args(ctx);
+	r.text_size = -r.text_start;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
+
+	/* A newer caller's structure: unknown bytes must be zero. */
+	r = reg_args(ctx);
+	r.size = sizeof(big);
+	memcpy(big, &r, sizeof(r));
+	big[sizeof(r) + 3] = 1;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, big, sizeof(big)), -E2BIG);
+	big[sizeof(r) + 3] = 0;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, big, sizeof(big)), 0);
+
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, 16, 0, 0, 0), -EFAULT);
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, ctx->uarg, 1, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_UNREGISTER, ctx->text, 0, 0, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_UNREGISTER, ctx->text + 1, 0, 0, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_UNREGISTER, ctx->text, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+}
+
+static void reg_prctl_mapping_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct sframe_registration r = reg_args(ctx);
+	unsigned long p = PAGE_SIZE;
+
+	/* Text must be mapped, all of it, and executable. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(ctx->text + 3 * p, p), 0);
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EFAULT);
+	r = reg_args(ctx);
+	r.text_start = ctx->sframe;
+	r.text_size = p;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EACCES);
+	/* The section must be mapped. */
+	r = reg_args(ctx);
+	KUNIT_ASSERT_EQ(test, vm_munmap(ctx->sframe + SFB_BUF_SIZE - p, p), 0);
+	r.sframe_size = SFB_BUF_SIZE;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EFAULT);
+	/* Readable memory that holds no section. */
+	r = reg_args(ctx);
+	r.text_size = 3 * p;
+	r.sframe_start = ctx->uarg + 64;
+	r.sframe_size = 64;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
+}
+
+static void reg_prctl_section_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct sframe_registration r = reg_args(ctx);
+	u8 version = 1;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe + 2,
+					   &version, 1), 0);
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EOPNOTSUPP);
+	reg_build(test, ctx, SFRAME_VERSION_2);
+	r = reg_args(ctx);
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), 0);
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EEXIST);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].explicit);
+}
+
+static void reg_limits_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long t = ctx->text;
+	unsigned int i;
+
+	sframe_max_sections = 3;
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, reg_add(ctx, t + 16 * i, t + 16 * i + 16), 0);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t + 64, t + 80), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(current->mm, t + 16), 0);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t + 64, t + 80), 0);
+
+	sframe_max_sections = ctx->max_sections;
+	sframe_max_bytes = 1;
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t + 96, t + 112), -EDQUOT);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 3);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 3);
+}
+
+static struct kunit_case sframe_registry_cases[] = {
+	KUNIT_CASE(reg_add_lookup_test),
+	KUNIT_CASE(reg_overlap_test),
+	KUNIT_CASE(reg_munmap_trim_test),
+	KUNIT_CASE(reg_munmap_split_test),
+	KUNIT_CASE(reg_munmap_data_test),
+	KUNIT_CASE(reg_map_fixed_test),
+	KUNIT_CASE(reg_noexec_test),
+	KUNIT_CASE(reg_fork_test),
+	KUNIT_CASE(reg_bad_section_test),
+	KUNIT_CASE(reg_prctl_struct_test),
+	KUNIT_CASE(reg_prctl_mapping_test),
+	KUNIT_CASE(reg_prctl_section_test),
+	KUNIT_CASE(reg_limits_test),
+	{}
+};
+
+static struct kunit_suite sframe_registry_suite = {
+	.name = "sframe_registry",
+	.init = reg_init,
+	.exit = reg_exit,
+	.test_cases = sframe_registry_cases,
+};
+
+kunit_test_suite(sframe_registry_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the per-mm SFrame registry");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframe-selftests [NAME...]: runs each test program of this directory in
+ * turn, in the guest, and prints one TAP line per test, then
+ * "N passed, N failed".
+ *
+ * Each test runs in its own process group with a time limit, its output
+ * collected through a pipe: a failing test's output is shown as "# "
+ * lines, NOTE: lines always.  After each test, once its processes are
+ * gone, the system-wide count of registered sections must be back where
+ * it was: exit (and everything the test undid) frees what it registered.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sframe_test.h"
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define SF_TEST_SECONDS		60
+#define SF_LEAK_WAIT_MS		2000
+#define SF_MAX_ARGS		4
+
+struct sf_test {
+	const char	*name;
+	const char	*argv[SF_MAX_ARGS];
+};
+
+/* "%PID" in an argument stands for the driver's own pid. */
+static const struct sf_test sf_tests[] = {
+	{ "check-self",		{ "sframe-check", "self" } },
+	{ "check-driver",	{ "sframe-check", "%PID" } },
+	{ "static",		{ "sf-static" } },
+	{ "pie",		{ "sf-pie" } },
+#if !defined(__s390x__)		/* binutils 2.44 has no s390x SFrame */
+	{ "pie-v2",		{ "sf-pie-v2" } },
+#endif
+	{ "dlopen",		{ "sf-dlopen", "3000", "100" } },
+	{ "fork",		{ "sf-fork" } },
+	{ "munmap",		{ "sf-munmap" } },
+	{ "mremap",		{ "sf-mremap" } },
+	{ "mprotect",		{ "sf-mprotect" } },
+	{ "map-fixed",		{ "sf-mapfixed" } },
+	{ "exec-plain",		{ "sf-exec", "sf-plain" } },
+	{ "jit",		{ "sf-jit" } },
+	{ "permissions",	{ "sf-perm" } },
+};
+
+static int sf_passed, sf_nfailed, sf_number;
+
+static long sf_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static void sf_result(const char *name, const char *reason)
+{
+	sf_number++;
+	if (!reason) {
+		printf("ok %d %s\n", sf_number, name);
+		sf_passed++;
+	} else {
+		printf("not ok %d %s # %s\n", sf_number, name, reason);
+		sf_nfailed++;
+	}
+	fflush(stdout);
+}
+
+static void sf_child(const struct sf_test *t, int out)
+{
+	char pid[32], *argv[SF_MAX_ARGS + 1];
+	char path[256];
+	int i;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getppid());
+	for (i = 0; i < SF_MAX_ARGS && t->argv[i]; i++)
+		argv[i] = strcmp(t->argv[i], "%PID") ? (char *)t->argv[i] : pid;
+	argv[i] = NULL;
+	setpgid(0, 0);
+	dup2(out, 1);
+	dup2(out, 2);
+	close(out);
+	snprintf(path, sizeof(path), "./%s", argv[0]);
+	execv(path, argv);
+	printf("FAIL: cannot run %s: %s\n", path, strerror(errno));
+	fflush(stdout);
+	_exit(127);
+}
+
+/*
+ * Reads the test's output until it closes the pipe or its time is up;
+ * keeps the output for a failure report and the first FAIL: line.
+ */
+static bool sf_collect(int fd, pid_t pid, char **out, size_t *len)
+{
+	long deadline = sf_now_ms() + SF_TEST_SECONDS * 1000L;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char buf[4096];
+	ssize_t n;
+
+	for (;;) {
+		long left = deadline - sf_now_ms();
+
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			return false;
+		}
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return true;
+		*out = realloc(*out, *len + n + 1);
+		if (!*out) {
+			perror("realloc");
+			exit(2);
+		}
+		memcpy(*out + *len, buf, n);
+		*len += n;
+		(*out)[*len] = '\0';
+	}
+}
+
+/* Shows NOTE: lines always, everything when the test failed. */
+static void sf_show(const char *out, bool all, char *reason, size_t reason_len)
+{
+	const char *p = out, *nl;
+
+	while (p && *p) {
+		int n;
+
+		nl = strchr(p, '\n');
+		n = nl ? nl - p : (int)strlen(p);
+		if (!strncmp(p, "FAIL: ", 6) && !reason[0])
+			snprintf(reason, reason_len, "%.*s", n - 6, p + 6);
+		if (all || !strncmp(p, "NOTE: ", 6))
+			printf("%s%.*s\n", p[0] == '#' ? "" : "# ", n, p);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static long sf_sections(void)
+{
+	return sf_param_get("sections");
+}
+
+/* The count must come back once the test's processes are gone. */
+static bool sf_no_leak(long before, long *after)
+{
+	long deadline = sf_now_ms() + SF_LEAK_WAIT_MS;
+
+	for (;;) {
+		*after = sf_sections();
+		if (*after == before || sf_now_ms() > deadline)
+			return *after == before;
+		usleep(10000);
+	}
+}
+
+static void sf_run(const struct sf_test *t)
+{
+	char reason[256] = "", *out = NULL;
+	long before, after;
+	bool in_time, ok;
+	size_t len = 0;
+	int pipefd[2], status;
+	pid_t pid;
+
+	before = sf_sections();
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		sf_result(t->name, "pipe failed");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		sf_result(t->name, "fork failed");
+		return;
+	}
+	if (!pid) {
+		close(pipefd[0]);
+		sf_child(t, pipefd[1]);
+	}
+	setpgid(pid, pid);	/* also here: no race with the child's own call */
+	close(pipefd[1]);
+	in_time = sf_collect(pipefd[0], pid, &out, &len);
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	/* Whatever the test left behind in its group goes too. */
+	kill(-pid, SIGKILL);
+	while (waitpid(-pid, NULL, WNOHANG) > 0)
+		;
+
+	ok = in_time && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	sf_show(out, !ok, reason, sizeof(reason));
+	if (!in_time)
+		snprintf(reason, sizeof(reason), "no result within %d s", SF_TEST_SECONDS);
+	else if (WIFSIGNALED(status))
+		snprintf(reason, sizeof(reason), "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (!ok && !reason[0])
+		snprintf(reason, sizeof(reason), "exit status %d", WEXITSTATUS(status));
+
+	if (ok && before >= 0 && !sf_no_leak(before, &after)) {
+		snprintf(reason, sizeof(reason),
+			 "leak: %ld sections registered before the test, %ld after", before, after);
+		ok = false;
+	}
+	sf_result(t->name, ok ? NULL : reason);
+	free(out);
+}
+
+static bool sf_selected(const char *name, int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2)
+		return true;
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	int ntests = ARRAY_SIZE(sf_tests), i, planned = 0;
+	long start, end;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < ntests; i++)
+		planned += sf_selected(sf_tests[i].name, argc, argv);
+	printf("1..%d\n", planned + 1);
+
+	if (access("/proc/self/sframe", R_OK))
+		printf("# /proc/self/sframe: %s: this kernel has no SFrame registry\n",
+		       strerror(errno));
+	start = sf_sections();
+	if (start < 0)
+		printf("# %ssections: %s: leak checks are off\n", SF_PARAM_DIR, strerror(errno));
+
+	for (i = 0; i < ntests; i++)
+		if (sf_selected(sf_tests[i].name, argc, argv))
+			sf_run(&sf_tests[i]);
+
+	/* All of it, once more: per-test checks miss a leak from a failed test. */
+	end = sf_sections();
+	if (start < 0) {
+		sf_result("no-leak", "cannot read " SF_PARAM_DIR "sections");
+	} else if (end != start) {
+		printf("# %ld sections registered at the start, %ld at the end\n", start, end);
+		sf_result("no-leak", "sections count changed over the run");
+	} else {
+		sf_result("no-leak", NULL);
+	}
+
+	printf("%d passed, %d failed\n", sf_passed, sf_nfailed);
+	return sf_nfailed ? 1 : 0;
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The smallest valid SFrame section for one block of JIT code: a header,
+ * one FDE covering the whole block and one FRE for its first byte that
+ * says "CFA = SP + what a call left there", in the machine's byte order
+ * and ABI, laid out by the structures of include/uapi/linux/sframe.h and
+ * the format manual (V3: FDE index, then the attribute block before the
+ * FREs; V2: one 20-byte FDE).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "sframe_jit.h"
+
+#if defined(__x86_64__)
+#define SF_JIT_FIXED_RA		(-8)	/* the call pushed the RA just below the CFA */
+#define SF_JIT_CFA_WORD		8	/* CFA = SP + 8 at function entry */
+#elif defined(__s390x__)
+#define SF_JIT_FIXED_RA		0	/* RA tracked per FRE; absent: still in r14 */
+#define SF_JIT_CFA_WORD		0	/* CFA = SP + 160, stored as (160 - 160) / 8 */
+#else
+#define SF_JIT_FIXED_RA		0	/* RA tracked per FRE; absent: still in LR */
+#define SF_JIT_CFA_WORD		0	/* CFA = SP at function entry */
+#endif
+
+/* FRE info: CFA from SP, one data word of one byte */
+#define SF_JIT_FRE_INFO		(1 | 1 << 1 | SFRAME_FRE_DATAWORD_1B << 5)
+
+/*
+ * Writes at @buf (which is where the section will be read from: start
+ * addresses are relative to their field) a section of @version whose FDE
+ * covers [@text, @text + @size).  Returns its size.
+ */
+size_t sf_jit_build(void *buf, unsigned int version, unsigned long text,
+		    unsigned long size)
+{
+	unsigned char fre[3] = { 0, SF_JIT_FRE_INFO, SF_JIT_CFA_WORD };
+	unsigned char *p = buf, *fdes = p + sizeof(struct sframe_header);
+	struct sframe_header h = {
+		.preamble = {
+			.magic = SFRAME_MAGIC,
+			.version = version,
+			.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
+		},
+		.abi_arch = SF_ABI_NATIVE,
+		.cfa_fixed_ra_offset = SF_JIT_FIXED_RA,
+		.num_fdes = 1,
+		.num_fres = 1,
+		.fdes_off = 0,
+	};
+	size_t len;
+
+	memset(buf, 0, SF_JIT_SECTION_MAX);
+	if (version == SFRAME_VERSION_2) {
+		struct sframe_fde_v2 fde = {
+			.func_start = (long)(text - (unsigned long)fdes),
+			.func_size = size,
+			.fres_off = 0,
+			.num_fres = 1,
+			.info = SFRAME_FRE_TYPE_ADDR1,
+		};
+
+		h.fres_off = sizeof(fde);
+		h.fre_len = sizeof(fre);
+		memcpy(fdes, &fde, sizeof(fde));
+		memcpy(fdes + sizeof(fde), fre, sizeof(fre));
+		len = sizeof(h) + sizeof(fde) + sizeof(fre);
+	} else {
+		struct sframe_fde_v3 fde = {
+			.func_start = (long)(text - (unsigned long)fdes),
+			.func_size = size,
+			.fres_off = 0,
+		};
+		struct sframe_fda_v3 attr = {
+			.num_fres = 1,
+			.info = SFRAME_FRE_TYPE_ADDR1,
+			.info2 = SFRAME_FDE_TYPE_DEFAULT,
+		};
+
+		h.fres_off = sizeof(fde);
+		h.fre_len = sizeof(attr) + sizeof(fre);
+		memcpy(fdes, &fde, sizeof(fde));
+		memcpy(fdes + sizeof(fde), &attr, sizeof(attr));
+		memcpy(fdes + sizeof(fde) + sizeof(attr), fre, sizeof(fre));
+		len = sizeof(h) + sizeof(fde) + sizeof(attr) + sizeof(fre);
+	}
+	memcpy(p, &h, sizeof(h));
+	return len;
+}
+
+void sf_jit_reg(struct sframe_registration *reg, const void *sframe, size_t sframe_size,
+		unsigned long text, unsigned long text_size)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->size = sizeof(*reg);
+	reg->sframe_start = (unsigned long)sframe;
+	reg->sframe_size = sframe_size;
+	reg->text_start = text;
+	reg->text_size = text_size;
+}
+
+/* 0, or the errno PR_SFRAME_REGISTER failed with */
+int sf_jit_register(const void *reg)
+{
+	return prctl(PR_SFRAME_REGISTER, reg, 0, 0, 0) ? errno : 0;
+}
+
+int sf_jit_unregister(unsigned long text)
+{
+	return prctl(PR_SFRAME_UNREGISTER, text, 0, 0, 0) ? errno : 0;
+}
+
+/* The line /proc/self/sframe shows for @reg */
+void sf_jit_line(struct sf_line *l, const struct sframe_registration *reg,
+		 unsigned int version, unsigned long fdes)
+{
+	memset(l, 0, sizeof(*l));
+	l->text_start = reg->text_start;
+	l->text_end = reg->text_start + reg->text_size;
+	l->sframe_start = reg->sframe_start;
+	l->sframe_end = reg->sframe_start + reg->sframe_size;
+	l->version = version;
+	l->fdes = fdes;
+	snprintf(l->state, sizeof(l->state), "ok");
+	snprintf(l->path, sizeof(l->path), "[jit]");
+	sf_line_format(l);
+}

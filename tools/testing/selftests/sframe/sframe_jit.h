@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hand-made SFrame sections and the prctl() calls that register them, as
+ * a JIT would use them.
+ */
+#ifndef _SFRAME_JIT_H
+#define _SFRAME_JIT_H
+
+#include <stddef.h>
+
+#include "sframe_oracle.h"
+
+/* Room for the largest section sf_jit_build() writes */
+#define SF_JIT_SECTION_MAX	64
+
+size_t sf_jit_build(void *buf, unsigned int version, unsigned long text,
+		    unsigned long size);
+void sf_jit_reg(struct sframe_registration *reg, const void *sframe, size_t sframe_size,
+		unsigned long text, unsigned long text_size);
+int sf_jit_register(const void *reg);
+int sf_jit_unregister(unsigned long text);
+void sf_jit_line(struct sf_line *l, const struct sframe_registration *reg,
+		 unsigned int version, unsigned long fdes);
+
+#endif /* _SFRAME_JIT_H */

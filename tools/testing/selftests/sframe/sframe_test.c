@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reporting and common checks for the test programs (see sframe_test.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sframe_test.h"
+
+int sf_failed;
+
+static void sf_vprint(const char *lead, const char *fmt, va_list ap)
+{
+	fputs(lead, stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	/* Unbuffered in effect: a crash later must not eat what we said. */
+	fflush(stdout);
+}
+
+void sf_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sf_vprint("FAIL: ", fmt, ap);
+	va_end(ap);
+	sf_failed++;
+}
+
+void sf_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sf_vprint("NOTE: ", fmt, ap);
+	va_end(ap);
+}
+
+void sf_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sf_vprint("# ", fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * _exit, not exit: tests cut libraries' text out from under the loader,
+ * and their destructors must not run.
+ */
+void sf_exit(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(sf_failed ? 1 : 0);
+}
+
+unsigned long sf_page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+unsigned long sf_page_down(unsigned long addr)
+{
+	return addr & ~(sf_page_size() - 1);
+}
+
+unsigned long sf_page_up(unsigned long addr)
+{
+	return sf_page_down(addr + sf_page_size() - 1);
+}
+
+/* /proc/self/sframe into @got; a failure of @step if it cannot be read. */
+bool sf_read_self(struct sf_set *got, const char *step)
+{
+	if (!sf_actual("self", got))
+		return true;
+	sf_fail("%s: reading /proc/self/sframe: %s", step, strerror(errno));
+	return false;
+}
+
+static void sf_print_set(const char *what, const struct sf_set *s)
+{
+	int i;
+
+	printf("#   %s (%d lines):\n", what, s->n);
+	for (i = 0; i < s->n; i++)
+		printf("#     %s\n", s->line[i].text);
+}
+
+/* /proc/self/sframe must hold exactly @want, in order. */
+bool sf_check_want(const struct sf_set *want, const char *step)
+{
+	struct sf_set got;
+	bool ok;
+
+	if (!sf_read_self(&got, step))
+		return false;
+	ok = !sf_compare(want, &got, stdout, "#   ");
+	if (!ok) {
+		sf_fail("%s: /proc/self/sframe is not as expected", step);
+		sf_print_set("expected", want);
+		sf_print_set("/proc/self/sframe", &got);
+	}
+	sf_set_free(&got);
+	return ok;
+}
+
+/* The oracle's lines for this process now; a failure if it cannot tell. */
+bool sf_oracle_self(struct sf_set *want, const char *step)
+{
+	if (!sf_expected("self", want))
+		return true;
+	sf_fail("%s: the oracle cannot work out the expected lines", step);
+	return false;
+}
+
+/* /proc/self/sframe must be what the oracle derives from the maps. */
+bool sf_check_oracle(const char *step)
+{
+	struct sf_set want;
+	bool ok;
+
+	if (!sf_oracle_self(&want, step))
+		return false;
+	ok = sf_check_want(&want, step);
+	sf_set_free(&want);
+	return ok;
+}
+
+/* The one line of @s whose path ends in @suffix; NULL and a failure if not one. */
+const struct sf_line *sf_only_line(const struct sf_set *s, const char *suffix,
+				   const char *step)
+{
+	const struct sf_line *l;
+	int n;
+
+	l = sf_set_find_path(s, suffix, &n);
+	if (n == 1)
+		return l;
+	sf_fail("%s: %d lines for %s, expected 1", step, n, suffix);
+	return NULL;
+}
+
+/* The one line of @s whose text meets [@start, @end); NULL and a failure if not one. */
+const struct sf_line *sf_line_in(const struct sf_set *s, unsigned long start,
+				 unsigned long end, const char *step)
+{
+	const struct sf_line *found = NULL;
+	int i, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->line[i].text_start < end && s->line[i].text_end > start) {
+			found = &s->line[i];
+			n++;
+		}
+	}
+	if (n == 1)
+		return found;
+	sf_fail("%s: %d lines for %lx-%lx, expected 1", step, n, start, end);
+	return NULL;
+}
+
+/* Adds to @s the part [@start, @end) of @l's text, same section. */
+void sf_add_piece(struct sf_set *s, const struct sf_line *l, unsigned long start,
+		  unsigned long end)
+{
+	struct sf_line piece = *l;
+
+	piece.text_start = start;
+	piece.text_end = end;
+	sf_line_format(&piece);
+	sf_set_add(s, &piece);
+}
+
+/*
+ * A page inside @l's text with text left on both sides and none of the
+ * SFrame data on it (cutting that would remove the whole section); 0 if
+ * the text is too small.
+ */
+unsigned long sf_middle_page(const struct sf_line *l)
+{
+	unsigned long page = sf_page_size();
+	unsigned long lo = sf_page_up(l->text_start), hi = sf_page_down(l->text_end);
+	unsigned long p;
+
+	if (hi < lo + 3 * page)
+		return 0;
+	p = lo + (hi - lo) / page / 2 * page;
+	if (p < sf_page_up(l->sframe_end) && p + page > sf_page_down(l->sframe_start))
+		return 0;
+	return p;
+}
+
+/* The lines of /proc/self/sframe whose text meets [@start, @end) are @want. */
+bool sf_check_range(const struct sf_set *want, unsigned long start, unsigned long end,
+		    const char *step)
+{
+	struct sf_set got, in;
+	bool ok;
+	int i;
+
+	if (!sf_read_self(&got, step))
+		return false;
+	sf_set_init(&in);
+	for (i = 0; i < got.n; i++)
+		if (got.line[i].parsed && got.line[i].text_start < end &&
+		    got.line[i].text_end > start)
+			sf_set_add(&in, &got.line[i]);
+	ok = !sf_compare(want, &in, stdout, "#   ");
+	if (!ok) {
+		sf_fail("%s: lines for %lx-%lx are not as expected", step, start, end);
+		sf_print_set("expected", want);
+		sf_print_set("/proc/self/sframe", &got);
+	}
+	sf_set_free(&in);
+	sf_set_free(&got);
+	return ok;
+}
+
+/* The system-wide count of registered sections is @want. */
+bool sf_check_sections(long want, const char *step)
+{
+	long now = sf_param_get("sections");
+
+	if (now == want)
+		return true;
+	sf_fail("%s: %ld sections registered, expected %ld", step, now, want);
+	return false;
+}
+
+/* A module parameter's value; -1 with errno set when it cannot be read. */
+long sf_param_get(const char *name)
+{
+	char path[128], buf[64];
+	ssize_t n;
+	char *end;
+	long v;
+	int fd;
+
+	snprintf(path, sizeof(path), SF_PARAM_DIR "%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		errno = n ? errno : ENODATA;
+		return -1;
+	}
+	buf[n] = '\0';
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n') || v < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return v;
+}
+
+/* Writes a module parameter; 0, or -1 with errno. */
+int sf_param_set(const char *name, long value)
+{
+	char path[128], buf[32];
+	int fd, len, ret = 0;
+
+	snprintf(path, sizeof(path), SF_PARAM_DIR "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	len = snprintf(buf, sizeof(buf), "%ld\n", value);
+	if (write(fd, buf, len) != len)
+		ret = -1;
+	if (close(fd))
+		ret = -1;
+	return ret;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every test program shares: reporting to the driver, checks of
+ * /proc/self/sframe against the oracle or against explicit lines, and the
+ * sframe module parameters.
+ *
+ * A test program prints "FAIL: ..." for each failed check and "NOTE: ..."
+ * for what the driver should always show; other lines ("# ...") are
+ * details the driver shows only when the test fails.  It exits 0 when no
+ * check failed, 1 otherwise.
+ */
+#ifndef _SFRAME_TEST_H
+#define _SFRAME_TEST_H
+
+#include <stdbool.h>
+
+#include "sframe_oracle.h"
+
+#define SF_PARAM_DIR	"/sys/module/sframe/parameters/"
+
+extern int sf_failed;
+
+void sf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sf_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sf_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Records a failure naming the line and condition; evaluates to @cond. */
+#define SF_CHECK(cond, fmt, ...)					\
+	((cond) ? true :						\
+	 (sf_fail("line %d: %s: " fmt, __LINE__, #cond, ##__VA_ARGS__), false))
+
+void __attribute__((noreturn)) sf_exit(void);
+
+unsigned long sf_page_size(void);
+unsigned long sf_page_down(unsigned long addr);
+unsigned long sf_page_up(unsigned long addr);
+
+bool sf_read_self(struct sf_set *got, const char *step);
+bool sf_check_want(const struct sf_set *want, const char *step);
+bool sf_check_oracle(const char *step);
+bool sf_oracle_self(struct sf_set *want, const char *step);
+const struct sf_line *sf_only_line(const struct sf_set *s, const char *suffix,
+				   const char *step);
+
+const struct sf_line *sf_line_in(const struct sf_set *s, unsigned long start,
+				 unsigned long end, const char *step);
+void sf_add_piece(struct sf_set *s, const struct sf_line *l, unsigned long start,
+		  unsigned long end);
+unsigned long sf_middle_page(const struct sf_line *l);
+bool sf_check_range(const struct sf_set *want, unsigned long start, unsigned long end,
+		    const char *step);
+bool sf_check_sections(long want, const char *step);
+
+long sf_param_get(const char *name);
+int sf_param_set(const char *name, long value);
+
+#endif /* _SFRAME_TEST_H */
