@@ -262,7 +262,8 @@ static void sframe_apply_cut(struct mm_struct *mm, const struct sframe_cut *cut)
 		struct sframe_entry *e = old->ranges[i].entry;
 
 		n = sframe_cut_range(mm, &old->ranges[i], cut, out);
-		memcpy(&new->ranges[j], out, n * sizeof(out[0]));
+		if (n)
+			memcpy(&new->ranges[j], out, n * sizeof(out[0]));
 		j += n;
 		e->nr_ranges = e->nr_ranges + n - 1;
 		if (!e->nr_ranges) {
@@ -486,6 +487,12 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	e = sframe_entry_alloc();
 	if (!e)
 		return -ENOMEM;
+	if (!add->file)
+		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
+	e->file = add->file ? get_file(add->file) : NULL;
+	e->file_base = add->file_base;
+	e->sframe_start = add->sframe_start;
+	e->sframe_end = sframe_end;
 	ret = sframe_section_init(&e->sec, add->sframe_start, add->sframe_size,
 				  add->seg_start, add->seg_end);
 	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
@@ -496,12 +503,6 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 		set_bit(SFRAME_ENTRY_BAD, &e->flags);
 		sframe_report(e, ret);
 	}
-	if (!add->file)
-		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
-	e->file = add->file ? get_file(add->file) : NULL;
-	e->file_base = add->file_base;
-	e->sframe_start = add->sframe_start;
-	e->sframe_end = sframe_end;
 	e->bytes += sframe_section_bytes(&e->sec);
 
 	ret = mmap_write_lock_killable(mm);
@@ -649,10 +650,11 @@ int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 		new->ranges[j++] = (struct sframe_range){ r->start, r->end, c };
 	}
 
+	/* On failure the copies are in @new only: release each once. */
 	for (i = 0; i < old->nr_ranges; i++) {
 		struct sframe_entry *e = old->ranges[i].entry;
 
-		if (ret && e->copy && !--e->copy->nr_ranges)
+		if (ret && e->copy)
 			sframe_entry_put(e->copy);
 		e->copy = NULL;
 	}

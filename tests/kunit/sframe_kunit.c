@@ -150,6 +150,55 @@ static void sframe_bad_then_good_test(struct kunit *test)
 }
 
 /*
+ * Full validation (CONFIG_UNWIND_USER_SFRAME_VALIDATE) reads every row: it
+ * passes every decode case's section and finds what lookups elsewhere in
+ * the section would only meet later.
+ */
+static void sframe_validate_test(struct kunit *test)
+{
+	struct sframe_test_ctx *ctx = test->priv;
+	struct sframe_section sec;
+	struct sfb_layout l;
+	struct sfb_spec s;
+	unsigned int i;
+	u32 size;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sframe_decode_cases); i++) {
+		const struct sframe_decode_case *c = &sframe_decode_cases[i];
+
+		size = sframe_decode_case_bytes(c, SFRAME_ABI, ctx->buf, ctx->addr,
+						ctx->text);
+		sframe_test_place(test, ctx, 0);
+		if (sframe_test_open(ctx, &sec, size))
+			continue;
+		ret = sframe_section_validate(&sec);
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s: %s", c->name, sec.reason);
+		sframe_section_release(&sec);
+	}
+
+	/* The last function's rows out of order: no lookup of it yet. */
+	sfb_base(&s, SFRAME_ABI);
+	s.fde[1].fre[2].start = s.fde[1].fre[1].start;
+	size = sfb_build(&s, ctx->buf, ctx->addr, ctx->text, &l);
+	sframe_test_place(test, ctx, 0);
+	KUNIT_ASSERT_EQ(test, sframe_test_open(ctx, &sec, size), 0);
+	KUNIT_EXPECT_EQ(test, sframe_section_validate(&sec), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, sec.reason, "FREs out of order");
+	sframe_section_release(&sec);
+
+	/* An FRE sub-section cut short under the second function. */
+	sfb_base(&s, SFRAME_ABI);
+	size = sfb_build(&s, ctx->buf, ctx->addr, ctx->text, &l);
+	sframe_test_place(test, ctx, 0);
+	KUNIT_ASSERT_EQ(test, sframe_test_open(ctx, &sec, size), 0);
+	sec.fres_end = ctx->addr + l.fre[1][1];
+	ret = sframe_section_validate(&sec);
+	KUNIT_EXPECT_TRUE_MSG(test, ret < 0 && ret != -ENOENT, "validate gave %d", ret);
+	sframe_section_release(&sec);
+}
+
+/*
  * With page faults disabled (NMI and IRQ callers) a page that is not resident
  * reads as a fault instead of sleeping; with faults enabled it is read.
  */
@@ -260,6 +309,7 @@ static struct kunit_case sframe_reader_cases[] = {
 	KUNIT_CASE_PARAM(sframe_decode_test, sframe_decode_gen_params),
 	KUNIT_CASE_PARAM(sframe_malformed_test, sframe_bad_gen_params),
 	KUNIT_CASE(sframe_bad_then_good_test),
+	KUNIT_CASE(sframe_validate_test),
 	KUNIT_CASE(sframe_nofault_test),
 	KUNIT_CASE(sframe_limits_test),
 	KUNIT_CASE(sframe_real_test),

@@ -573,7 +573,7 @@ static unsigned char *read_file(const char *name, size_t *size)
 
 static __noreturn void bad_args(void)
 {
-	fprintf(stderr, "usage: %s [--lookup-all] FILE\n", prog);
+	fprintf(stderr, "usage: %s [--lookup-all | --validate] FILE\n", prog);
 	exit(2);
 }
 
@@ -584,7 +584,7 @@ int main(int argc, char **argv)
 	struct sframe_loc loc = { 0 };
 	unsigned char *copy, *file;
 	unsigned long code_lo, code_hi;
-	bool lookup = false;
+	bool lookup = false, validate = false;
 	int i, ret;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -592,11 +592,14 @@ int main(int argc, char **argv)
 			i++;
 			break;
 		}
-		if (strcmp(argv[i], "--lookup-all"))
+		if (!strcmp(argv[i], "--lookup-all"))
+			lookup = true;
+		else if (!strcmp(argv[i], "--validate"))
+			validate = true;
+		else
 			bad_args();
-		lookup = true;
 	}
-	if (i != argc - 1)
+	if (i != argc - 1 || (lookup && validate))
 		bad_args();
 	path = argv[i];
 
@@ -628,7 +631,15 @@ int main(int argc, char **argv)
 		     strerror(-ret));
 
 	code_span(&elf, &code_lo, &code_hi);
-	ret = lookup ? lookup_all(&sec, code_lo, code_hi) : dump(&loc, &sec);
+	if (validate) {
+		/* What CONFIG_UNWIND_USER_SFRAME_VALIDATE does at registration */
+		ret = sframe_section_validate(&sec);
+		printf("%s: %u FDEs: %s\n", loc.where, sec.num_fdes,
+		       ret ? (sec.reason ? sec.reason : strerror(-ret)) : "valid");
+		ret = !!ret;
+	} else {
+		ret = lookup ? lookup_all(&sec, code_lo, code_hi) : dump(&loc, &sec);
+	}
 	sframe_section_release(&sec);
 	free(copy);
 	free(file);

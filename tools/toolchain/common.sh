@@ -38,10 +38,20 @@ tc_parse() {
 	esac
 }
 
+# Where built toolchains live: outside the clone, like ccache's cache, so a
+# fresh clone on a machine that built them once does not spend 20 minutes
+# building them again.  A toolchain is keyed by its Debian source version
+# (build-binutils' stamp), so clones of different commits can share it.
+tc_cache_dir() {
+	local d=${SFRAME_TOOLCHAIN:-${XDG_CACHE_HOME:-$HOME/.cache}/sframe-toolchain}
+	mkdir -p "$d" && (cd "$d" && pwd)
+}
+
 # Print the binutils bin directory, building the toolchain first if needed.
 # Build chatter goes to stderr.
 tc_bindir() {
-	local b=${SFRAME_BUILD:-$TC_HERE/../../build}/toolchain/binutils-$TC_VER/$TC_TRIPLE
+	local b
+	b=$(tc_cache_dir)/binutils-$TC_VER/$TC_TRIPLE
 	if [ -f "$b/.stamp" ] && [ -x "$b/bin/as" ] && [ -x "$b/bin/ld" ] &&
 	   [ -x "$b/bin/objdump" ] && [ -x "$b/bin/readelf" ]; then
 		(cd "$b/bin" && pwd)

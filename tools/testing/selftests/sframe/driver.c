@@ -44,6 +44,7 @@ static const struct sf_test sf_tests[] = {
 	{ "pie-v2",		{ "sf-pie-v2" } },
 #endif
 	{ "dlopen",		{ "sf-dlopen", "3000", "100" } },
+	{ "bad-library",	{ "sf-badlib" } },
 	{ "fork",		{ "sf-fork" } },
 	{ "munmap",		{ "sf-munmap" } },
 	{ "mremap",		{ "sf-mremap" } },
