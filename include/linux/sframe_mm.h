@@ -33,6 +33,7 @@ void sframe_mprotect(struct vm_area_struct *vma, unsigned long start,
 int sframe_prctl(int option, unsigned long arg2, unsigned long arg3,
 		 unsigned long arg4, unsigned long arg5);
 int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame);
+int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame);
 int sframe_mm_show(struct seq_file *m, struct mm_struct *mm);
 
 extern const struct file_operations proc_pid_sframe_operations;
@@ -67,6 +68,12 @@ static inline int sframe_prctl(int option, unsigned long arg2,
 
 static inline int sframe_lookup(unsigned long ip,
 				struct unwind_user_frame *frame)
+{
+	return -ENOENT;
+}
+
+static inline int sframe_lookup_nofault(unsigned long ip,
+					struct unwind_user_frame *frame)
 {
 	return -ENOENT;
 }

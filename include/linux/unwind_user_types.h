@@ -2,6 +2,7 @@
 #ifndef _LINUX_UNWIND_USER_TYPES_H
 #define _LINUX_UNWIND_USER_TYPES_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 /**
@@ -57,6 +58,35 @@ struct unwind_user_frame {
 	bool			signal;
 	bool			ra_signed;
 	u8			pauth_key;
+};
+
+/*
+ * Ways of finding a caller, in the order the walker tries them for each
+ * frame.  SFrame knows the function; a signal frame is recognised by the
+ * kernel's own sigreturn trampoline; frame pointers are the fallback.
+ */
+enum unwind_user_type_bits {
+	UNWIND_USER_TYPE_SFRAME_BIT =	0,
+	UNWIND_USER_TYPE_SIGNAL_BIT =	1,
+	UNWIND_USER_TYPE_FP_BIT =	2,
+	NR_UNWIND_USER_TYPE_BITS,
+};
+
+enum unwind_user_type {
+	UNWIND_USER_TYPE_NONE =		0,
+	UNWIND_USER_TYPE_SFRAME =	BIT(UNWIND_USER_TYPE_SFRAME_BIT),
+	UNWIND_USER_TYPE_SIGNAL =	BIT(UNWIND_USER_TYPE_SIGNAL_BIT),
+	UNWIND_USER_TYPE_FP =		BIT(UNWIND_USER_TYPE_FP_BIT),
+};
+
+/**
+ * struct unwind_stacktrace - a user stack trace
+ * @nr: entries filled in.
+ * @entries: return addresses, innermost first.
+ */
+struct unwind_stacktrace {
+	unsigned int	nr;
+	unsigned long	*entries;
 };
 
 #endif /* _LINUX_UNWIND_USER_TYPES_H */

@@ -729,6 +729,40 @@ int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame)
 EXPORT_SYMBOL_IF_KUNIT(sframe_lookup);
 
 /**
+ * sframe_lookup_nofault() - sframe_lookup() for callers that cannot fault
+ * @ip: the address.
+ * @frame: where to store the rules.
+ *
+ * The caller has page faults disabled.  Entries are freed after an RCU
+ * grace period, so the whole lookup runs under rcu_read_lock() and takes
+ * no reference: the last put could not free from NMI.  A page of the
+ * section that is not resident is not the section's fault: it stays in
+ * use, and a malformed one is left for the next faultable lookup to find
+ * and report (no printk from NMI).
+ *
+ * Context: Any context, NMI included, with page faults disabled.
+ * Return: as sframe_lookup(); -EFAULT also for data that is not resident.
+ */
+int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_table *t;
+	struct sframe_range *r;
+	int ret = -ENOENT;
+
+	if (!mm)
+		return -ENOENT;
+	rcu_read_lock();
+	t = rcu_dereference(mm->sframe_table);
+	r = t ? sframe_range_find(t, ip) : NULL;
+	if (r && !test_bit(SFRAME_ENTRY_BAD, &r->entry->flags))
+		ret = sframe_find(&r->entry->sec, ip, frame);
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_nofault);
+
+/**
  * sframe_mm_ranges() - the registered ranges of an address space
  * @mm: the address space.
  * @info: where to store up to @max ranges.

@@ -159,11 +159,14 @@ static void sframe_validate_test(struct kunit *test)
 	struct sframe_test_ctx *ctx = test->priv;
 	struct sframe_section sec;
 	struct sfb_layout l;
-	struct sfb_spec s;
+	struct sfb_spec *s;
 	unsigned int i;
 	u32 size;
 	int ret;
 
+	/* Too large for the stack of a test thread */
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
 	for (i = 0; i < ARRAY_SIZE(sframe_decode_cases); i++) {
 		const struct sframe_decode_case *c = &sframe_decode_cases[i];
 
@@ -178,9 +181,9 @@ static void sframe_validate_test(struct kunit *test)
 	}
 
 	/* The last function's rows out of order: no lookup of it yet. */
-	sfb_base(&s, SFRAME_ABI);
-	s.fde[1].fre[2].start = s.fde[1].fre[1].start;
-	size = sfb_build(&s, ctx->buf, ctx->addr, ctx->text, &l);
+	sfb_base(s, SFRAME_ABI);
+	s->fde[1].fre[2].start = s->fde[1].fre[1].start;
+	size = sfb_build(s, ctx->buf, ctx->addr, ctx->text, &l);
 	sframe_test_place(test, ctx, 0);
 	KUNIT_ASSERT_EQ(test, sframe_test_open(ctx, &sec, size), 0);
 	KUNIT_EXPECT_EQ(test, sframe_section_validate(&sec), -EINVAL);
@@ -188,8 +191,8 @@ static void sframe_validate_test(struct kunit *test)
 	sframe_section_release(&sec);
 
 	/* An FRE sub-section cut short under the second function. */
-	sfb_base(&s, SFRAME_ABI);
-	size = sfb_build(&s, ctx->buf, ctx->addr, ctx->text, &l);
+	sfb_base(s, SFRAME_ABI);
+	size = sfb_build(s, ctx->buf, ctx->addr, ctx->text, &l);
 	sframe_test_place(test, ctx, 0);
 	KUNIT_ASSERT_EQ(test, sframe_test_open(ctx, &sec, size), 0);
 	sec.fres_end = ctx->addr + l.fre[1][1];

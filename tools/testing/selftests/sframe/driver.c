@@ -53,6 +53,13 @@ static const struct sf_test sf_tests[] = {
 	{ "exec-plain",		{ "sf-exec", "sf-plain" } },
 	{ "jit",		{ "sf-jit" } },
 	{ "permissions",	{ "sf-perm" } },
+	{ "ustack",		{ "sf-ustack" } },
+	{ "ustack-no-sframe",	{ "sf-ustack-nosf", "--no-sframe" } },
+	{ "deferred",		{ "sf-deferred" } },
+#if defined(__aarch64__)
+	{ "ustack-pac-a",	{ "sf-ustack-pac" } },
+	{ "ustack-pac-b",	{ "sf-ustack-pacb" } },
+#endif
 };
 
 static int sf_passed, sf_nfailed, sf_number;

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _ASM_ARM64_UNWIND_USER_H
+#define _ASM_ARM64_UNWIND_USER_H
+
+#include <linux/array_size.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <asm/compiler.h>
+#include <asm/ptrace.h>
+#include <asm/ucontext.h>
+
+/* DWARF register numbers of the AArch64 ABI */
+#define UNWIND_USER_DWARF_SP	31
+#define UNWIND_USER_DWARF_FP	29
+#define UNWIND_USER_DWARF_RA	30	/* LR */
+
+/* A frame record {x29, x30} at FP; the CFA is just above it. */
+#define ARCH_INIT_USER_FP_FRAME(ws)					\
+	.cfa = { .base = UNWIND_USER_BASE_FP, .offset = 2 * (ws) },	\
+	.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
+		.offset = -(ws) },					\
+	.fp = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
+		.offset = -2 * (ws) },
+
+/* AArch32 tasks have another frame layout and no SFrame. */
+static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
+{
+	return compat_user_mode(regs) ? 0 : 8;
+}
+
+static inline unsigned long unwind_user_frame_pointer(struct pt_regs *regs)
+{
+	return regs->regs[29];
+}
+
+static inline bool unwind_user_ra_reg(struct pt_regs *regs, unsigned long *ra)
+{
+	*ra = regs->regs[30];
+	return true;
+}
+
+static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum,
+				       unsigned long *val)
+{
+	if (regnum > 30)
+		return false;
+	*val = regs->regs[regnum];
+	return true;
+}
+
+/*
+ * Strip a pointer authentication code: saved LRs of pac-ret code carry
+ * one whether or not the unwind data says so (frame records do not).
+ */
+#define unwind_user_strip_ra(ra)	ptrauth_strip_user_insn_pac(ra)
+
+/*
+ * The vDSO's __kernel_rt_sigreturn (and any SA_RESTORER copy of it):
+ * mov x8, #__NR_rt_sigreturn; svc #0.  SP is back at the rt_sigframe,
+ * { struct siginfo; struct ucontext; } (arch/arm64/kernel/signal.c).
+ */
+#define UNWIND_USER_SIGRETURN_CODE \
+	{ 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 }
+#define UNWIND_USER_SIGCONTEXT_OFF					\
+	(sizeof(struct siginfo) + offsetof(struct ucontext, uc_mcontext))
+#define UNWIND_USER_SIGCONTEXT_IP	offsetof(struct sigcontext, pc)
+#define UNWIND_USER_SIGCONTEXT_SP	offsetof(struct sigcontext, sp)
+#define UNWIND_USER_SIGCONTEXT_FP	offsetof(struct sigcontext, regs[29])
+#define UNWIND_USER_SIGCONTEXT_RA	offsetof(struct sigcontext, regs[30])
+
+#endif /* _ASM_ARM64_UNWIND_USER_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _ASM_S390_UNWIND_USER_H
+#define _ASM_S390_UNWIND_USER_H
+
+#include <linux/compat.h>
+#include <linux/array_size.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <asm/fpu.h>
+#include <asm/ptrace.h>
+#include <asm/ucontext.h>
+
+/* DWARF register numbers of the s390x ELF ABI */
+#define UNWIND_USER_DWARF_SP	15
+#define UNWIND_USER_DWARF_FP	11
+#define UNWIND_USER_DWARF_RA	14
+
+/*
+ * A caller allocates a 160-byte register save area below its own frame;
+ * the CFA is the SP at the call plus those 160 bytes.
+ */
+#define UNWIND_USER_CFA_TO_SP	(-160)
+
+/*
+ * No frame pointer convention, but code built with -mbackchain stores the
+ * caller's SP at 0(%r15), and every function saves %r11 and %r14 into its
+ * caller's save area.  The CFA rule yields the back chain, the caller's SP,
+ * which UNWIND_USER_FP_CFA_ADJUST turns into the CFA.
+ */
+#define ARCH_INIT_USER_FP_FRAME(ws)					\
+	.cfa = { .base = UNWIND_USER_BASE_SP, .deref = true },		\
+	.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
+		.offset = -160 + 14 * 8 },				\
+	.fp = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
+		.offset = -160 + 11 * 8 },
+#define UNWIND_USER_FP_CFA_ADJUST	160
+
+static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
+{
+	return is_compat_task() ? 0 : 8;
+}
+
+static inline unsigned long unwind_user_frame_pointer(struct pt_regs *regs)
+{
+	return regs->gprs[11];
+}
+
+static inline bool unwind_user_ra_reg(struct pt_regs *regs, unsigned long *ra)
+{
+	*ra = regs->gprs[14];
+	return true;
+}
+
+/*
+ * GPRs 0-15, and FPRs, DWARF 16-31 in the ABI's order (f0 f2 f4 f6 f1 ...):
+ * leaf functions park %r14 and %r11 in call-clobbered FPRs.  An FPR is
+ * the high half of its vector register, saved to the thread on demand.
+ */
+static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum,
+				       unsigned long *val)
+{
+	static const u8 fpr[] = { 0, 2, 4, 6, 1, 3, 5, 7,
+				  8, 10, 12, 14, 9, 11, 13, 15 };
+
+	if (regnum < 16) {
+		*val = regs->gprs[regnum];
+		return true;
+	}
+	if (regnum >= 16 + ARRAY_SIZE(fpr))
+		return false;
+	save_user_fpu_regs();
+	*val = current->thread.ufpu.vxrs[fpr[regnum - 16]].high;
+	return true;
+}
+
+#define unwind_user_strip_ra(ra)	(ra)
+
+/*
+ * The vDSO's __kernel_rt_sigreturn (and SA_RESTORER copies): svc 173.
+ * R15 is back at the rt_sigframe of arch/s390/kernel/signal.c.
+ */
+struct unwind_user_s390_rt_sigframe {
+	__u8				callee_used_stack[160];
+	__u16				svc_insn;
+	struct siginfo			info;
+	struct ucontext_extended	uc;
+};
+
+#define UNWIND_USER_SIGRETURN_CODE	{ 0x0a, 0xad }
+#define UNWIND_USER_SIGCONTEXT_OFF					\
+	offsetof(struct unwind_user_s390_rt_sigframe, uc.uc_mcontext)
+#define UNWIND_USER_SIGCONTEXT_IP	offsetof(_sigregs, regs.psw.addr)
+#define UNWIND_USER_SIGCONTEXT_SP	offsetof(_sigregs, regs.gprs[15])
+#define UNWIND_USER_SIGCONTEXT_FP	offsetof(_sigregs, regs.gprs[11])
+#define UNWIND_USER_SIGCONTEXT_RA	offsetof(_sigregs, regs.gprs[14])
+
+#endif /* _ASM_S390_UNWIND_USER_H */

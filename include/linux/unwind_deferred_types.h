@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_UNWIND_DEFERRED_TYPES_H
+#define _LINUX_UNWIND_DEFERRED_TYPES_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+/**
+ * struct unwind_cache - one task's user stack, walked once per kernel entry
+ * @unwind_completed: bits of the works whose callbacks have seen it.
+ * @nr_entries: entries walked; 0 until the first walk of this entry.
+ * @max_entries: room in @entries.
+ * @entries: the return addresses.
+ */
+struct unwind_cache {
+	unsigned long		unwind_completed;
+	unsigned int		nr_entries;
+	unsigned int		max_entries;
+	unsigned long		entries[];
+};
+
+/*
+ * The cookie of a task's stay in the kernel: the CPU (plus one) that first
+ * asked for its user stack, and that CPU's count of such first requests,
+ * always odd.  Never zero, and no two stays share one.
+ */
+union unwind_task_id {
+	struct {
+		u32		cpu;
+		u32		cnt;
+	};
+	u64			id;
+};
+
+/**
+ * struct unwind_task_info - deferred unwinding state of a task
+ * @unwind_mask: bits of the works that asked for this stay's stack, plus
+ *	UNWIND_PENDING while the task_work is queued and UNWIND_USED once
+ *	anything was asked.
+ * @cache: the walked stack, allocated at the first walk.
+ * @work: the task_work that walks and calls back.
+ * @id: this stay's cookie, 0 until asked for.
+ */
+struct unwind_task_info {
+	atomic_long_t		unwind_mask;
+	struct unwind_cache	*cache;
+	struct callback_head	work;
+	union unwind_task_id	id;
+};
+
+#endif /* _LINUX_UNWIND_DEFERRED_TYPES_H */

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Walking the user stack of the current task: SFrame where a section
+ * describes the code, the kernel's signal frames, frame pointers otherwise,
+ * chosen again for every frame.
+ */
+#ifndef _LINUX_UNWIND_USER_H
+#define _LINUX_UNWIND_USER_H
+
+#include <linux/errno.h>
+#include <linux/unwind_user_types.h>
+
+struct pid;
+struct pid_namespace;
+struct pt_regs;
+struct seq_file;
+struct task_struct;
+
+/*
+ * mainline's deferred unwinder keeps a trace in one 4 KiB page; /proc and
+ * the deferred cache default to the same depth.
+ */
+#define UNWIND_USER_DEFAULT_FRAMES	510
+/* 128 KiB of cache for each task that is sampled: enough for any stack */
+#define UNWIND_USER_MAX_FRAMES		16384
+
+/**
+ * struct unwind_user_state - where a walk is
+ * @ip: address of the current frame's code.
+ * @sp: its stack pointer.
+ * @fp: its frame pointer.
+ * @ra: value of the return address register (arm64 LR, s390 r14) while
+ *	that register is known, in the topmost frame and in a frame a signal
+ *	interrupted; 0 where the architecture has none.
+ * @cfa: CFA of the frame just left, 0 in the topmost frame: each step
+ *	must find a higher one, so no walk goes round in circles.
+ * @stack_low: lowest stack address seen: no return address may lie
+ *	between it and @cfa.
+ * @regs: the task's registers while the current frame is the one they
+ *	describe (topmost); NULL after.
+ * @ws: word size of the task (4 for compat tasks, which have no SFrame).
+ * @current_type: how the current frame was found; UNWIND_USER_TYPE_NONE
+ *	for the topmost frame.
+ * @available_types: the methods this walk may use.
+ * @ra_known: @ra holds the current frame's return address register.
+ * @nofault: user memory is read with page faults disabled.
+ * @topmost: the current frame is the one the registers describe.
+ * @done: the walk is over (@error says whether it ended cleanly).
+ * @error: the walk ended because no method could find a caller.
+ */
+struct unwind_user_state {
+	unsigned long		ip;
+	unsigned long		sp;
+	unsigned long		fp;
+	unsigned long		ra;
+	unsigned long		cfa;
+	unsigned long		stack_low;
+	struct pt_regs		*regs;
+	unsigned int		ws;
+	enum unwind_user_type	current_type;
+	unsigned int		available_types;
+	bool			ra_known;
+	bool			nofault;
+	bool			topmost;
+	bool			done;
+	bool			error;
+};
+
+#ifdef CONFIG_UNWIND_USER_SFRAME
+
+#include <asm/unwind_user.h>
+
+/* Defaults for what <asm/unwind_user.h> need not say */
+#ifndef UNWIND_USER_CFA_TO_SP
+#define UNWIND_USER_CFA_TO_SP		0
+#endif
+#ifndef UNWIND_USER_FP_CFA_ADJUST
+#define UNWIND_USER_FP_CFA_ADJUST	0
+#endif
+#ifndef UNWIND_USER_ENTRY_INSN_BYTES
+#define UNWIND_USER_ENTRY_INSN_BYTES	0
+static inline bool unwind_user_fp_entry_insn(const u8 *code)
+{
+	return false;
+}
+#define ARCH_INIT_USER_FP_ENTRY_FRAME(ws)
+#endif
+
+#ifndef UNWIND_USER_SIGCONTEXT_RA
+#define UNWIND_USER_SIGCONTEXT_RA	-1
+#endif
+
+extern unsigned int unwind_user_max_frames;
+
+int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries);
+int unwind_user_nofault(struct unwind_stacktrace *trace,
+			unsigned int max_entries);
+
+int unwind_user_start(struct unwind_user_state *state, bool nofault);
+void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
+			 unsigned long sp, unsigned long fp, unsigned int ws,
+			 bool nofault);
+int unwind_user_next(struct unwind_user_state *state);
+
+int proc_pid_ustack(struct seq_file *m, struct pid_namespace *ns,
+		    struct pid *pid, struct task_struct *task);
+
+#define for_each_user_frame(state, nofault)				\
+	for (unwind_user_start(state, nofault); !(state)->done;	\
+	     unwind_user_next(state))
+
+#else /* !CONFIG_UNWIND_USER_SFRAME */
+
+static inline int unwind_user(struct unwind_stacktrace *trace,
+			      unsigned int max_entries)
+{
+	trace->nr = 0;
+	return -ENOSYS;
+}
+
+static inline int unwind_user_nofault(struct unwind_stacktrace *trace,
+				      unsigned int max_entries)
+{
+	trace->nr = 0;
+	return -ENOSYS;
+}
+
+#endif /* CONFIG_UNWIND_USER_SFRAME */
+
+#endif /* _LINUX_UNWIND_USER_H */

@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walking the current task's user stack.  Each frame is stepped by the
+ * first method that can: the SFrame rule of its code, the kernel's signal
+ * frame when it is a sigreturn trampoline, or frame pointers; so one stack
+ * may mix them.  Everything comes from user memory the task controls, so
+ * every step must find a higher CFA, aligned, and a return address that is
+ * a user address outside the stack walked so far; anything else ends the
+ * walk, never the kernel.
+ */
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/sframe_mm.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/unwind_user.h>
+#include <kunit/visibility.h>
+#include <asm/tlb.h>
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "unwind_user."
+
+/* Depth of /proc/<pid>/ustack and of each task's deferred unwind cache */
+unsigned int unwind_user_max_frames = UNWIND_USER_DEFAULT_FRAMES;
+
+static int unwind_user_max_frames_set(const char *val,
+				      const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (!n || n > UNWIND_USER_MAX_FRAMES)
+		return -EINVAL;
+	WRITE_ONCE(unwind_user_max_frames, n);
+	return 0;
+}
+
+static const struct kernel_param_ops unwind_user_max_frames_ops = {
+	.set = unwind_user_max_frames_set,
+	.get = param_get_uint,
+};
+module_param_cb(max_frames, &unwind_user_max_frames_ops,
+		&unwind_user_max_frames, 0644);
+
+static const u8 unwind_user_sigreturn_code[] = UNWIND_USER_SIGRETURN_CODE;
+
+static int unwind_user_read(struct unwind_user_state *state, unsigned long addr,
+			    unsigned long *word)
+{
+	if (state->ws == sizeof(u32)) {
+		u32 w;
+
+		if (get_user(w, (u32 __user *)addr))
+			return -EFAULT;
+		*word = w;
+		return 0;
+	}
+	return get_user(*word, (unsigned long __user *)addr) ? -EFAULT : 0;
+}
+
+/* SP and FP are known in every frame; other registers only in the topmost. */
+static int unwind_user_reg(struct unwind_user_state *state, unsigned int regnum,
+			   unsigned long *val)
+{
+	if (regnum == UNWIND_USER_DWARF_SP) {
+		*val = state->sp;
+		return 0;
+	}
+	if (regnum == UNWIND_USER_DWARF_FP) {
+		*val = state->fp;
+		return 0;
+	}
+	if (regnum == UNWIND_USER_DWARF_RA && state->ra_known) {
+		*val = state->ra;
+		return 0;
+	}
+	if (state->regs && unwind_user_get_reg(state->regs, regnum, val))
+		return 0;
+	return -EINVAL;
+}
+
+/* The value a rule describes; SAME rules are the caller's business. */
+static int unwind_user_eval(struct unwind_user_state *state,
+			    const struct unwind_user_rule *rule,
+			    unsigned long cfa, unsigned long *val)
+{
+	unsigned long base;
+	int ret;
+
+	switch (rule->base) {
+	case UNWIND_USER_BASE_CFA:
+		base = cfa;
+		break;
+	case UNWIND_USER_BASE_SP:
+		base = state->sp;
+		break;
+	case UNWIND_USER_BASE_FP:
+		/* A frame pointer below SP is not one. */
+		if (state->fp < state->sp)
+			return -EINVAL;
+		base = state->fp;
+		break;
+	case UNWIND_USER_BASE_REG:
+		ret = unwind_user_reg(state, rule->regnum, &base);
+		if (ret)
+			return ret;
+		break;
+	default:
+		return -EINVAL;
+	}
+	base += rule->offset;
+	if (!rule->deref) {
+		*val = base;
+		return 0;
+	}
+	return unwind_user_read(state, base, val);
+}
+
+/*
+ * Moves to the caller at @cfa by @frame's RA and FP rules, if what they
+ * give passes the checks that keep a hostile stack from steering the walk.
+ */
+static int unwind_user_step(struct unwind_user_state *state,
+			    const struct unwind_user_frame *frame,
+			    unsigned long cfa)
+{
+	unsigned long ra, fp;
+	int ret;
+
+	if (cfa & (state->ws - 1))
+		return -EINVAL;
+	if (state->cfa ? cfa <= state->cfa : cfa < state->sp)
+		return -EINVAL;
+
+	if (frame->ra.base == UNWIND_USER_BASE_SAME) {
+		if (!state->ra_known)
+			return -EINVAL;
+		ra = state->ra;
+	} else {
+		ret = unwind_user_eval(state, &frame->ra, cfa, &ra);
+		if (ret)
+			return ret;
+	}
+	if (frame->fp.base == UNWIND_USER_BASE_SAME) {
+		fp = state->fp;
+	} else {
+		ret = unwind_user_eval(state, &frame->fp, cfa, &fp);
+		if (ret)
+			return ret;
+	}
+
+	ra = unwind_user_strip_ra(ra);
+	if (!ra) {
+		/* The outermost frame of code that zeroes its return address */
+		state->done = true;
+		return 0;
+	}
+	if (ra >= TASK_SIZE || (ra >= state->stack_low && ra <= cfa))
+		return -EINVAL;
+
+	state->ip = ra;
+	state->sp = cfa + UNWIND_USER_CFA_TO_SP;
+	state->fp = fp;
+	state->cfa = cfa;
+	state->regs = NULL;
+	state->ra_known = false;
+	state->topmost = false;
+	return 0;
+}
+
+static int unwind_user_next_sframe(struct unwind_user_state *state)
+{
+	struct unwind_user_frame frame;
+	unsigned long cfa;
+	int ret;
+
+	ret = state->nofault ? sframe_lookup_nofault(state->ip, &frame) :
+			       sframe_lookup(state->ip, &frame);
+	if (ret)
+		return ret;
+	if (frame.outermost) {
+		state->done = true;
+		return 0;
+	}
+	/* The signal method reads what the kernel saved; SFrame cannot say it. */
+	if (frame.signal)
+		return -ENOENT;
+	/* Registers other than SP and FP are known in the topmost frame only. */
+	if (frame.cfa.base == UNWIND_USER_BASE_SAME)
+		return -EINVAL;
+	ret = unwind_user_eval(state, &frame.cfa, 0, &cfa);
+	if (ret)
+		return ret;
+	return unwind_user_step(state, &frame, cfa);
+}
+
+/*
+ * A handler returns into a sigreturn trampoline, which the kernel's signal
+ * frame sits above: the interrupted IP, SP and FP (and LR or r14, where the
+ * return address may still be in it) are read back from it.  The frame
+ * that follows is as good as a topmost one, so its CFA may be anywhere
+ * (sigaltstack): the walk's monotonic checks start again from it.
+ */
+static int unwind_user_next_signal(struct unwind_user_state *state)
+{
+	u8 code[sizeof(unwind_user_sigreturn_code)];
+	unsigned long ctx, ip, sp, fp, ra = 0;
+
+	if (state->ws != sizeof(long))
+		return -ENOENT;
+	if (copy_from_user(code, (void __user *)state->ip, sizeof(code)) ||
+	    memcmp(code, unwind_user_sigreturn_code, sizeof(code)))
+		return -ENOENT;
+
+	ctx = state->sp + UNWIND_USER_SIGCONTEXT_OFF;
+	if (unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_IP, &ip) ||
+	    unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_SP, &sp) ||
+	    unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_FP, &fp) ||
+	    (UNWIND_USER_SIGCONTEXT_RA >= 0 &&
+	     unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_RA, &ra)))
+		return -EINVAL;
+	if (!ip || ip >= TASK_SIZE || sp >= TASK_SIZE || (sp & (state->ws - 1)))
+		return -EINVAL;
+
+	state->ip = ip;
+	state->sp = sp;
+	state->fp = fp;
+	state->ra = ra;
+	state->ra_known = UNWIND_USER_SIGCONTEXT_RA >= 0;
+	state->cfa = 0;
+	state->stack_low = sp;
+	state->regs = NULL;
+	state->topmost = true;
+	return 0;
+}
+
+/* On a function's first instruction its frame is not set up yet. */
+static bool unwind_user_at_function_start(struct unwind_user_state *state)
+{
+	u8 code[UNWIND_USER_ENTRY_INSN_BYTES + 1];
+
+	if (!UNWIND_USER_ENTRY_INSN_BYTES || !state->topmost)
+		return false;
+	if (copy_from_user(code, (void __user *)state->ip,
+			   UNWIND_USER_ENTRY_INSN_BYTES))
+		return false;
+	return unwind_user_fp_entry_insn(code);
+}
+
+static int unwind_user_next_fp(struct unwind_user_state *state)
+{
+	static const struct unwind_user_frame fp_frame64 = {
+		ARCH_INIT_USER_FP_FRAME(8)
+	};
+	static const struct unwind_user_frame fp_frame32 = {
+		ARCH_INIT_USER_FP_FRAME(4)
+	};
+	static const struct unwind_user_frame entry_frame64 = {
+		ARCH_INIT_USER_FP_ENTRY_FRAME(8)
+	};
+	static const struct unwind_user_frame entry_frame32 = {
+		ARCH_INIT_USER_FP_ENTRY_FRAME(4)
+	};
+	const struct unwind_user_frame *frame;
+	bool entry = unwind_user_at_function_start(state);
+	unsigned long cfa;
+	int ret;
+
+	if (state->ws == sizeof(u32))
+		frame = entry ? &entry_frame32 : &fp_frame32;
+	else
+		frame = entry ? &entry_frame64 : &fp_frame64;
+	/* The chain's end: a zero frame pointer, or a zero back chain */
+	if (!entry && !frame->cfa.deref && !state->fp) {
+		state->done = true;
+		return 0;
+	}
+	ret = unwind_user_eval(state, &frame->cfa, 0, &cfa);
+	if (ret)
+		return ret;
+	if (frame->cfa.deref) {
+		if (!cfa) {
+			state->done = true;
+			return 0;
+		}
+		cfa += UNWIND_USER_FP_CFA_ADJUST;
+	}
+	return unwind_user_step(state, frame, cfa);
+}
+
+/**
+ * unwind_user_next() - step to the caller of the current frame
+ * @state: a walk begun by unwind_user_start().
+ *
+ * Tries each available method in the order of enum unwind_user_type_bits.
+ * When none finds a caller, or one finds the stack's end, the walk is done.
+ *
+ * Context: As for the unwind_user_start() that began the walk.
+ * Return: 0 if @state now describes the caller; -EINVAL once done.
+ */
+int unwind_user_next(struct unwind_user_state *state)
+{
+	unsigned long types = state->available_types;
+	unsigned int bit;
+	int ret;
+
+	if (state->done)
+		return -EINVAL;
+
+	for_each_set_bit(bit, &types, NR_UNWIND_USER_TYPE_BITS) {
+		switch (BIT(bit)) {
+		case UNWIND_USER_TYPE_SFRAME:
+			ret = unwind_user_next_sframe(state);
+			break;
+		case UNWIND_USER_TYPE_SIGNAL:
+			ret = unwind_user_next_signal(state);
+			break;
+		case UNWIND_USER_TYPE_FP:
+			ret = unwind_user_next_fp(state);
+			break;
+		default:
+			WARN_ONCE(1, "undefined unwind method bit %u\n", bit);
+			ret = -EINVAL;
+			break;
+		}
+		if (!ret) {
+			state->current_type = BIT(bit);
+			return state->done ? -EINVAL : 0;
+		}
+	}
+
+	state->current_type = UNWIND_USER_TYPE_NONE;
+	state->done = true;
+	state->error = true;
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_user_next);
+
+/**
+ * __unwind_user_start() - begin a walk at a given frame
+ * @state: the walk.
+ * @ip: address of the frame's code.
+ * @sp: its stack pointer.
+ * @fp: its frame pointer.
+ * @ws: word size of the task, 8 or 4.
+ * @nofault: read user memory with page faults disabled.
+ *
+ * For unwind_user_start() and for tests, which then set @state->regs or
+ * @state->ra where they know them.
+ */
+void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
+			 unsigned long sp, unsigned long fp, unsigned int ws,
+			 bool nofault)
+{
+	memset(state, 0, sizeof(*state));
+	state->ip = ip;
+	state->sp = sp;
+	state->fp = fp;
+	state->stack_low = sp;
+	state->ws = ws;
+	state->nofault = nofault;
+	state->topmost = true;
+	state->available_types = UNWIND_USER_TYPE_FP;
+	/* Compat tasks have no SFrame ABI and another signal frame. */
+	if (ws == sizeof(long))
+		state->available_types |= UNWIND_USER_TYPE_SFRAME |
+					  UNWIND_USER_TYPE_SIGNAL;
+	if (!ws)
+		state->done = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(__unwind_user_start);
+
+/**
+ * unwind_user_start() - begin a walk of the current task's user stack
+ * @state: the walk, at the frame the task entered the kernel from.
+ * @nofault: read user memory with page faults disabled (IRQ, NMI); the
+ *	caller disables them around the walk.
+ *
+ * Context: Task context of a user task.  With @nofault false, a context
+ *	that may fault and sleep.
+ * Return: 0, or -EINVAL if the task has no user stack to walk (a kernel
+ *	thread, or a task not stopped in user mode); then @state is done.
+ */
+int unwind_user_start(struct unwind_user_state *state, bool nofault)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+
+	if ((current->flags & PF_KTHREAD) || !user_mode(regs)) {
+		memset(state, 0, sizeof(*state));
+		state->done = true;
+		return -EINVAL;
+	}
+	__unwind_user_start(state, instruction_pointer(regs),
+			    user_stack_pointer(regs),
+			    unwind_user_frame_pointer(regs),
+			    unwind_user_word_size(regs), nofault);
+	state->regs = regs;
+	state->ra_known = unwind_user_ra_reg(regs, &state->ra);
+	return state->done ? -EINVAL : 0;
+}
+
+static int unwind_user_trace(struct unwind_stacktrace *trace,
+			     unsigned int max_entries, bool nofault)
+{
+	struct unwind_user_state state;
+
+	trace->nr = 0;
+	if (!max_entries)
+		return -EINVAL;
+	if (current->flags & PF_KTHREAD)
+		return 0;
+
+	for_each_user_frame(&state, nofault) {
+		trace->entries[trace->nr++] = state.ip;
+		if (trace->nr >= max_entries)
+			break;
+	}
+	return 0;
+}
+
+/**
+ * unwind_user() - the current task's user stack, faulting pages in
+ * @trace: filled with up to @max_entries addresses, innermost first.
+ * @max_entries: room in @trace->entries.
+ *
+ * Context: Task context that may fault and sleep (syscall, task_work).
+ * Return: 0 (an empty trace for kernel threads); -EINVAL if @max_entries
+ *	is 0.
+ */
+int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries)
+{
+	might_fault();
+	return unwind_user_trace(trace, max_entries, false);
+}
+
+/**
+ * unwind_user_nofault() - the current task's user stack, from any context
+ * @trace: filled with up to @max_entries addresses, innermost first.
+ * @max_entries: room in @trace->entries.
+ *
+ * Page faults are disabled: a frame whose SFrame data is not resident is
+ * stepped by frame pointers, and the walk ends at a stack page that is not.
+ *
+ * Context: Any context, NMI included, of a task interrupted in user mode
+ *	or in a syscall.
+ * Return: as unwind_user().
+ */
+int unwind_user_nofault(struct unwind_stacktrace *trace,
+			unsigned int max_entries)
+{
+	int ret;
+
+	/* An NMI may hit while another mm is loaded (x86 lazy TLB). */
+	if (in_nmi() && !nmi_uaccess_okay()) {
+		trace->nr = 0;
+		return 0;
+	}
+	pagefault_disable();
+	ret = unwind_user_trace(trace, max_entries, true);
+	pagefault_enable();
+	return ret;
+}

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the user stack walker.  Each test maps "text", a stack
+ * and an SFrame section describing the text into the test thread's own
+ * address space, registers the section, writes a stack by hand and walks
+ * it from a chosen first frame.  The frames are laid out by the same rules
+ * the walker reads (the SFrame rows below, the arch's frame-pointer
+ * template and signal frame layout), so each test runs on every arch.
+ */
+#include <kunit/test.h>
+#include <linux/mman.h>
+#include <linux/sizes.h>
+#include <linux/sframe.h>
+#include <linux/sframe_mm.h>
+#include <linux/uaccess.h>
+#include <linux/unwind_user.h>
+#include <asm/unwind_user_sframe.h>
+
+#include "../sframe_registry.h"
+#include "sframe_cases.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define UW_TEXT_PAGES	2
+#define UW_STACK_PAGES	4
+#define UW_STACK_BYTES	(UW_STACK_PAGES * PAGE_SIZE)
+#define UW_MAX_FRAMES	(UW_STACK_BYTES / 8 + 8)
+
+/* What each SP-based CFA offset must add on an arch whose SP sits below it */
+#define UW_SP_BIAS	(-(UNWIND_USER_CFA_TO_SP))
+
+/* Functions of the section, as offsets into the text */
+#define UW_F_SP		0x000	/* CFA = SP + 16: RA at CFA - 8 */
+#define UW_F_FP		0x040	/* CFA = FP + 16: FP at CFA - 16 */
+#define UW_F_END	0x100	/* outermost: RA undefined */
+#define UW_F_REG	0x140	/* CFA = r9 + 16, a register rule */
+#define UW_NO_SFRAME	0x200	/* code no FDE covers */
+#define UW_SIGRETURN	0x300	/* a sigreturn trampoline */
+
+struct uw_ctx {
+	unsigned long	text;
+	unsigned long	stack;
+	unsigned long	sframe;
+	unsigned long	hole;		/* a page that was unmapped */
+	unsigned long	ips[UW_MAX_FRAMES];
+	unsigned int	types[UW_MAX_FRAMES];
+};
+
+static void uw_section(struct sfb_spec *s)
+{
+	static const struct sfb_fde fdes[] = {
+		{ .func = UW_F_SP, .size = 0x40, .nfres = 1, .fre = {
+			{ 0x0, SFB_FRE_INFO(1, 1, 0, 0), { 16 } } } },
+		{ .func = UW_F_FP, .size = 0x40, .nfres = 1, .fre = {
+			{ 0x0, SFB_FRE_INFO(0, 2, 0, 0), { 16, -16 } } } },
+		{ .func = UW_F_END, .size = 0x40, .nfres = 1, .fre = {
+			{ 0x0, SFB_FRE_INFO(1, 0, 0, 0), { 0 } } } },
+		{ .func = UW_F_REG, .size = 0x40, .info2 = SFRAME_FDE_TYPE_FLEX,
+		  .nfres = 1, .fre = {
+			{ 0x0, SFB_FRE_INFO(0, 2, 0, 0),
+			  { SFB_FLEX_CTL(9, 0, 1), 16 } } } },
+	};
+
+	sfb_base(s, SFRAME_ABI);
+	s->nfdes = ARRAY_SIZE(fdes);
+	memcpy(s->fde, fdes, sizeof(fdes));
+	s->fde[0].fre[0].words[0] += UW_SP_BIAS;
+}
+
+static int uw_init(struct kunit *test)
+{
+	struct uw_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct sframe_add add = { };
+	struct sfb_layout l;
+	struct sfb_spec *s;
+	u8 *buf;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	buf = kunit_kzalloc(test, SFB_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ctx->text = kunit_vm_mmap(test, NULL, 0, UW_TEXT_PAGES * PAGE_SIZE,
+				  PROT_READ | PROT_WRITE | PROT_EXEC,
+				  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	ctx->stack = kunit_vm_mmap(test, NULL, 0, UW_STACK_BYTES,
+				   PROT_READ | PROT_WRITE,
+				   MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	ctx->sframe = kunit_vm_mmap(test, NULL, 0, SFB_BUF_SIZE,
+				    PROT_READ | PROT_WRITE,
+				    MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, ctx->text, 0);
+	KUNIT_ASSERT_NE(test, ctx->stack, 0);
+	KUNIT_ASSERT_NE(test, ctx->sframe, 0);
+	KUNIT_ASSERT_LT(test, ctx->stack, TASK_SIZE);
+	ctx->hole = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
+				  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, ctx->hole, 0);
+	KUNIT_ASSERT_EQ(test, vm_munmap(ctx->hole, PAGE_SIZE), 0);
+
+	uw_section(s);
+	add.sframe_size = sfb_build(s, buf, ctx->sframe, ctx->text, &l);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe, buf,
+					   SFB_BUF_SIZE), 0);
+	add.sframe_start = ctx->sframe;
+	add.seg_start = ctx->text;
+	add.seg_end = ctx->text + UW_TEXT_PAGES * PAGE_SIZE;
+	add.start = add.seg_start;
+	add.end = add.seg_end;
+	KUNIT_ASSERT_EQ(test, sframe_add_section(current->mm, &add), 0);
+	test->priv = ctx;
+	return 0;
+}
+
+static void uw_put(struct kunit *test, unsigned long addr, unsigned long val)
+{
+	KUNIT_ASSERT_EQ(test, put_user(val, (unsigned long __user *)addr), 0);
+}
+
+static void uw_start(struct uw_ctx *ctx, struct unwind_user_state *st,
+		     unsigned long ip, unsigned long sp, unsigned long fp)
+{
+	__unwind_user_start(st, ctx->text + ip, sp, fp, sizeof(long), false);
+}
+
+/* Walks to the end, recording each frame; returns the number of frames. */
+static unsigned int uw_walk(struct uw_ctx *ctx, struct unwind_user_state *st)
+{
+	unsigned int n = 0;
+
+	do {
+		ctx->ips[n] = st->ip;
+		ctx->types[n] = st->current_type;
+		n++;
+	} while (n < UW_MAX_FRAMES && !unwind_user_next(st));
+	return n;
+}
+
+/*
+ * Writes a frame-pointer frame by the arch's template: the caller's RA and
+ * FP saved below @cfa, and whatever links the current frame to @cfa (the
+ * frame pointer, or s390's back chain at SP).  Returns the FP to start with.
+ */
+static unsigned long uw_fp_frame(struct kunit *test, unsigned long sp,
+				 unsigned long cfa, unsigned long ra,
+				 unsigned long caller_fp)
+{
+	static const struct unwind_user_frame t = { ARCH_INIT_USER_FP_FRAME(8) };
+	unsigned long fp = 0;
+
+	if (t.cfa.deref)
+		uw_put(test, sp + t.cfa.offset, cfa - UNWIND_USER_FP_CFA_ADJUST);
+	else
+		fp = cfa - t.cfa.offset;
+	uw_put(test, cfa + t.ra.offset, ra);
+	uw_put(test, cfa + t.fp.offset, caller_fp);
+	return fp;
+}
+
+/* SFrame all the way: FP-based CFA, SP-based CFA, then an outermost row. */
+static void uw_sframe_chain_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, fp = sp + 0x40;
+	unsigned long cfa1 = fp + 16, cfa2 = cfa1 + 16;
+	struct unwind_user_state st;
+
+	uw_put(test, cfa1 - 16, 0xf00d0);	/* the caller's FP */
+	uw_put(test, cfa1 - 8, ctx->text + UW_F_SP + 0x10);
+	uw_put(test, cfa2 - 8, ctx->text + UW_F_END + 0x8);
+
+	uw_start(ctx, &st, UW_F_FP + 0x8, sp, fp);
+	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
+	KUNIT_EXPECT_EQ(test, ctx->ips[0], ctx->text + UW_F_FP + 0x8);
+	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x10);
+	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END + 0x8);
+	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SFRAME);
+	KUNIT_EXPECT_EQ(test, ctx->types[2], UNWIND_USER_TYPE_SFRAME);
+	KUNIT_EXPECT_EQ(test, st.fp, 0xf00d0);
+	KUNIT_EXPECT_EQ(test, st.sp, cfa2 + UNWIND_USER_CFA_TO_SP);
+	KUNIT_EXPECT_FALSE_MSG(test, st.error, "an outermost row ends a walk cleanly");
+}
+
+/* Code without SFrame is stepped by frame pointers, then SFrame again. */
+static void uw_fp_fallback_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa1 = sp + 0x100;
+	unsigned long cfa2 = cfa1 + 16;
+	struct unwind_user_state st;
+	unsigned long fp;
+
+	fp = uw_fp_frame(test, sp, cfa1, ctx->text + UW_F_SP + 0x4, 0);
+	uw_put(test, cfa2 - 8, ctx->text + UW_F_END);
+
+	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, fp);
+	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
+	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x4);
+	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_FP);
+	KUNIT_EXPECT_EQ(test, ctx->types[2], UNWIND_USER_TYPE_SFRAME);
+	KUNIT_EXPECT_FALSE(test, st.error);
+}
+
+/* A zero frame pointer (back chain) ends a frame-pointer walk cleanly. */
+static void uw_fp_end_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800;
+	struct unwind_user_state st;
+
+	uw_put(test, sp, 0);
+	uw_start(ctx, &st, UW_NO_SFRAME, sp, 0);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
+	KUNIT_EXPECT_TRUE(test, st.done);
+	KUNIT_EXPECT_FALSE(test, st.error);
+}
+
+/*
+ * A handler's return lands on the sigreturn trampoline; the interrupted
+ * frame comes from the saved context, even on a stack below the handler's
+ * (sigaltstack), and the walk goes on from it.
+ */
+static void uw_signal_test(struct kunit *test)
+{
+	static const u8 code[] = UNWIND_USER_SIGRETURN_CODE;
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800;
+	unsigned long ctxp = sp + UNWIND_USER_SIGCONTEXT_OFF;
+	unsigned long isp = ctx->stack + 0x100, icfa = isp + 16 + UW_SP_BIAS;
+	struct unwind_user_state st;
+
+	KUNIT_ASSERT_LT(test, ctxp + 0x400, ctx->stack + UW_STACK_BYTES);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_SIGRETURN,
+					   code, sizeof(code)), 0);
+	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_IP, ctx->text + UW_F_SP + 0x20);
+	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_SP, isp);
+	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_FP, 0xbeef0);
+	uw_put(test, icfa - 8, ctx->text + UW_F_END);
+
+	uw_start(ctx, &st, UW_SIGRETURN, sp, 0);
+	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
+	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x20);
+	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SIGNAL);
+	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END);
+	KUNIT_EXPECT_EQ(test, ctx->types[2], UNWIND_USER_TYPE_SFRAME);
+	KUNIT_EXPECT_EQ(test, st.fp, 0xbeef0);
+	KUNIT_EXPECT_FALSE(test, st.error);
+}
+
+/* Inside the trampoline, past its first byte, is not a signal frame. */
+static void uw_not_signal_test(struct kunit *test)
+{
+	static const u8 code[] = UNWIND_USER_SIGRETURN_CODE;
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800;
+	struct unwind_user_state st;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_SIGRETURN,
+					   code, sizeof(code)), 0);
+	uw_start(ctx, &st, UW_SIGRETURN + 1, sp, 0);
+	unwind_user_next(&st);
+	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
+}
+
+/* A register other than SP and FP is not known below the topmost frame. */
+static void uw_register_rule_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa1 = sp + 16 + UW_SP_BIAS;
+	struct unwind_user_state st;
+
+	uw_put(test, cfa1 - 8, ctx->text + UW_F_REG);
+	uw_start(ctx, &st, UW_F_SP, sp, 0);
+	KUNIT_ASSERT_EQ(test, unwind_user_next(&st), 0);
+	KUNIT_ASSERT_EQ(test, st.ip, ctx->text + UW_F_REG);
+	/* The FP fallback finds a zero FP (back chain): a clean end. */
+	unwind_user_next(&st);
+	KUNIT_EXPECT_TRUE(test, st.done);
+	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
+}
+
+/*
+ * For the tests of what stops a walk: no zero word on the stack, which
+ * would end a frame-pointer walk cleanly, and the tests start with a
+ * misaligned FP, so the fallback cannot rescue the walk either.
+ */
+static void uw_fill(struct kunit *test, struct uw_ctx *ctx)
+{
+	unsigned long a;
+
+	for (a = ctx->stack; a < ctx->stack + UW_STACK_BYTES; a += 8)
+		uw_put(test, a, 0x5555555555555555UL);
+}
+
+/* Return addresses a hostile stack may hold, each stopping the walk */
+struct uw_bad_ra {
+	const char	*name;
+	unsigned long	(*ra)(struct uw_ctx *ctx);
+	bool		clean;		/* ends the walk without an error */
+};
+
+/*
+ * Kernel space on every arch, and still after arm64 strips what would be
+ * a pointer authentication code (just above TASK_SIZE, that is bits it
+ * clears: such a return address is a signed user one).
+ */
+static unsigned long uw_ra_kernel(struct uw_ctx *ctx)
+{
+	return -(unsigned long)SZ_1G;
+}
+
+static unsigned long uw_ra_top(struct uw_ctx *ctx)
+{
+	return ~0UL & ~7UL;
+}
+
+static unsigned long uw_ra_stack(struct uw_ctx *ctx)
+{
+	return ctx->stack + 0x810;
+}
+
+static unsigned long uw_ra_zero(struct uw_ctx *ctx)
+{
+	return 0;
+}
+
+static const struct uw_bad_ra uw_bad_ras[] = {
+	{ "kernel_address",	uw_ra_kernel,	false },
+	{ "top_of_memory",	uw_ra_top,	false },
+	{ "into_the_stack",	uw_ra_stack,	false },
+	{ "zero",		uw_ra_zero,	true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(uw_bad_ra, uw_bad_ras, name);
+
+static void uw_bad_ra_test(struct kunit *test)
+{
+	const struct uw_bad_ra *c = test->param_value;
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa = sp + 16 + UW_SP_BIAS;
+	struct unwind_user_state st;
+
+	uw_fill(test, ctx);
+	uw_put(test, cfa - 8, c->ra(ctx));
+	uw_start(ctx, &st, UW_F_SP, sp, sp + 3);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
+	KUNIT_EXPECT_EQ(test, st.error, !c->clean);
+}
+
+/* Stack pointers a hostile task may leave, each ending the walk at once */
+struct uw_bad_sp {
+	const char	*name;
+	unsigned long	(*sp)(struct uw_ctx *ctx);
+};
+
+static unsigned long uw_sp_misaligned(struct uw_ctx *ctx)
+{
+	return ctx->stack + 0x804;
+}
+
+static unsigned long uw_sp_unmapped(struct uw_ctx *ctx)
+{
+	return ctx->hole + 0x800;
+}
+
+static unsigned long uw_sp_kernel(struct uw_ctx *ctx)
+{
+	return TASK_SIZE + PAGE_SIZE;
+}
+
+static unsigned long uw_sp_wraps(struct uw_ctx *ctx)
+{
+	return ~0UL - 7;
+}
+
+static const struct uw_bad_sp uw_bad_sps[] = {
+	{ "misaligned",	uw_sp_misaligned },
+	{ "unmapped",	uw_sp_unmapped },
+	{ "kernel",	uw_sp_kernel },
+	{ "wraps",	uw_sp_wraps },
+};
+
+KUNIT_ARRAY_PARAM_DESC(uw_bad_sp, uw_bad_sps, name);
+
+static void uw_bad_sp_test(struct kunit *test)
+{
+	const struct uw_bad_sp *c = test->param_value;
+	struct uw_ctx *ctx = test->priv;
+	struct unwind_user_state st;
+	unsigned long sp = c->sp(ctx);
+
+	uw_fill(test, ctx);
+	uw_start(ctx, &st, UW_F_SP, sp, sp + 3);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
+	KUNIT_EXPECT_TRUE(test, st.error);
+}
+
+/*
+ * A stack full of return addresses into the same function climbs one
+ * frame per 16 bytes and stops at the end of the mapping: the CFA must
+ * rise, so no stack makes the walk go round.
+ */
+static void uw_climb_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long a, sp = ctx->stack;
+	struct unwind_user_state st;
+	unsigned int n;
+
+	for (a = ctx->stack; a < ctx->stack + UW_STACK_BYTES; a += 8)
+		uw_put(test, a, ctx->text + UW_F_SP + 0x8);
+	uw_start(ctx, &st, UW_F_SP, sp, 0);
+	n = uw_walk(ctx, &st);
+	KUNIT_EXPECT_TRUE(test, st.done);
+	KUNIT_EXPECT_LE(test, n, UW_STACK_BYTES / 16 + 1);
+	KUNIT_EXPECT_GE(test, n, (UW_STACK_BYTES - 2 * UW_SP_BIAS) / 16 - 1);
+}
+
+/* A frame pointer that points at itself gives the same CFA twice: refused. */
+static void uw_fp_cycle_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa = sp + 0x100;
+	struct unwind_user_state st;
+	unsigned long fp;
+
+	fp = uw_fp_frame(test, sp, cfa, ctx->text + UW_NO_SFRAME + 0x8, 0);
+	/* The caller's frame links to the very same CFA. */
+	uw_fp_frame(test, cfa + UNWIND_USER_CFA_TO_SP, cfa,
+		    ctx->text + UW_NO_SFRAME + 0x8, fp);
+	uw_start(ctx, &st, UW_NO_SFRAME, sp, fp);
+	KUNIT_EXPECT_LE(test, uw_walk(ctx, &st), 2);
+	KUNIT_EXPECT_TRUE(test, st.error);
+}
+
+/*
+ * With page faults disabled a stack page that is not resident ends the
+ * walk instead of sleeping; with faults enabled the same page is read.
+ */
+static void uw_nofault_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	struct unwind_user_state st;
+	unsigned long fresh;
+
+	fresh = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, fresh, 0);
+
+	/* An FP into the same page, so the fallback faults too */
+	__unwind_user_start(&st, ctx->text + UW_F_SP, fresh, fresh + 0x100,
+			    sizeof(long), true);
+	pagefault_disable();
+	uw_walk(ctx, &st);
+	pagefault_enable();
+	KUNIT_EXPECT_TRUE(test, st.error);
+
+	/* Read now, the page is all zeroes: RA 0 is the end of the stack. */
+	uw_start(ctx, &st, UW_F_SP, fresh, 0);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
+	KUNIT_EXPECT_FALSE(test, st.error);
+}
+
+static struct kunit_case uw_cases[] = {
+	KUNIT_CASE(uw_sframe_chain_test),
+	KUNIT_CASE(uw_fp_fallback_test),
+	KUNIT_CASE(uw_fp_end_test),
+	KUNIT_CASE(uw_signal_test),
+	KUNIT_CASE(uw_not_signal_test),
+	KUNIT_CASE(uw_register_rule_test),
+	KUNIT_CASE_PARAM(uw_bad_ra_test, uw_bad_ra_gen_params),
+	KUNIT_CASE_PARAM(uw_bad_sp_test, uw_bad_sp_gen_params),
+	KUNIT_CASE(uw_climb_test),
+	KUNIT_CASE(uw_fp_cycle_test),
+	KUNIT_CASE(uw_nofault_test),
+	{}
+};
+
+static struct kunit_suite uw_suite = {
+	.name = "unwind_user",
+	.init = uw_init,
+	.test_cases = uw_cases,
+};
+
+kunit_test_suite(uw_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the user stack walker");
+MODULE_LICENSE("GPL");

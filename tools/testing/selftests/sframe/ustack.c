@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-ustack [--no-sframe]: reads /proc/thread-self/ustack at known points
+ * of known call chains and checks the stack symbol by symbol, up to main:
+ *
+ *   leaf     main > chain_a > lib_ustack_mid (a linked library) > chain_c > leaf
+ *   dlopen   main > dl_a > dl_ustack_mid (a dlopen-ed library) > chain_c > leaf
+ *   signal   main > signal > sig_a > sig_b, interrupted by a signal:
+ *            handler > leaf
+ *   altstack the same with the handler on a sigaltstack
+ *   asm-N    main > asm_caller > ustack_asm_point, which reads the file at
+ *            its N-th prologue- or epilogue-shaped point (ustack-asm.S)
+ *
+ * The leaf reads the file with its own system call instruction, so the
+ * first frame is this program's code, not glibc's (which has no SFrame).
+ * Built -O2 -fomit-frame-pointer.  With --no-sframe (the same sources
+ * built without SFrame) nothing is checked but that frame pointers were
+ * the only method; it prints how many of each chain's frames they found.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sframe_test.h"
+
+#define USTACK_MAX	64
+#define USTACK_BUF	16384
+
+typedef long (*ustack_cb)(void);
+typedef long (*ustack_mid)(ustack_cb cb);
+
+long lib_ustack_mid(ustack_cb cb);
+long ustack_asm_point(long fd, char *buf, long len, long which);
+extern const int ustack_asm_npoints;
+
+struct ustack {
+	int		n;
+	unsigned long	ip[USTACK_MAX];
+	char		method[USTACK_MAX][8];
+	char		text[USTACK_BUF];
+};
+
+static int ustack_fd = -1;
+static struct ustack ustack_got;
+static bool ustack_no_sframe;
+
+/* A system call from this very function: no glibc frame above it. */
+static inline long ustack_syscall4(long nr, long a, long b, long c, long d)
+{
+#if defined(__x86_64__)
+	register long rax __asm__("rax") = nr;
+	register long r10 __asm__("r10") = d;
+
+	__asm__ volatile("syscall" : "+r"(rax)
+			 : "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return rax;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+
+	__asm__ volatile("svc #0" : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+	return x0;
+#elif defined(__s390x__)
+	register long r1 __asm__("1") = nr;
+	register long r2 __asm__("2") = a;
+	register long r3 __asm__("3") = b;
+	register long r4 __asm__("4") = c;
+	register long r5 __asm__("5") = d;
+
+	__asm__ volatile("svc 0" : "+d"(r2)
+			 : "d"(r1), "d"(r3), "d"(r4), "d"(r5) : "memory");
+	return r2;
+#else
+#error "no raw system call for this architecture"
+#endif
+}
+
+/* The leaf: one system call, no frame of its own on most arches. */
+__attribute__((noinline)) long ustack_leaf(void)
+{
+	return ustack_syscall4(SYS_pread64, ustack_fd, (long)ustack_got.text,
+			       sizeof(ustack_got.text) - 1, 0);
+}
+
+/* The chain's functions do work after each call, so none is a tail call. */
+__attribute__((noinline)) long ustack_chain_c(void)
+{
+	long r = ustack_leaf();
+
+	__asm__ volatile("" : : : "memory");
+	return r + 1;
+}
+
+__attribute__((noinline)) long ustack_chain_a(void)
+{
+	long r = lib_ustack_mid(ustack_chain_c);
+
+	__asm__ volatile("" : : : "memory");
+	return r + 1;
+}
+
+__attribute__((noinline)) long ustack_dl_a(ustack_mid mid)
+{
+	long r = mid(ustack_chain_c);
+
+	__asm__ volatile("" : : : "memory");
+	return r + 1;
+}
+
+__attribute__((noinline)) void ustack_handler(int sig)
+{
+	(void)sig;
+	ustack_leaf();
+	__asm__ volatile("" : : : "memory");
+}
+
+/* Interrupted in its own system call: the handler runs on the way out. */
+__attribute__((noinline)) long ustack_sig_b(void)
+{
+	long pid = ustack_syscall4(SYS_getpid, 0, 0, 0, 0);
+	long r = ustack_syscall4(SYS_kill, pid, SIGUSR1, 0, 0);
+
+	__asm__ volatile("" : : : "memory");
+	return r + 1;
+}
+
+__attribute__((noinline)) long ustack_sig_a(void)
+{
+	long r = ustack_sig_b();
+
+	__asm__ volatile("" : : : "memory");
+	return r + 1;
+}
+
+static bool ustack_parse(struct ustack *u)
+{
+	char *line = u->text, *next;
+
+	u->n = 0;
+	for (; *line && u->n < USTACK_MAX; line = next) {
+		next = strchr(line, '\n');
+		if (!SF_CHECK(next, "unterminated line '%s'", line))
+			return false;
+		*next++ = 0;
+		if (!SF_CHECK(sscanf(line, "0x%lx %7s", &u->ip[u->n], u->method[u->n]) == 2,
+			      "bad line '%s'", line))
+			return false;
+		if (!SF_CHECK(!strcmp(u->method[u->n], "sframe") ||
+			      !strcmp(u->method[u->n], "fp") ||
+			      !strcmp(u->method[u->n], "signal"),
+			      "bad method in '%s'", line))
+			return false;
+		u->n++;
+	}
+	return true;
+}
+
+/* The function an address returns into (or was interrupted in) */
+static const char *ustack_sym(unsigned long ip)
+{
+	Dl_info info;
+
+	if (!dladdr((void *)(ip - 1), &info) || !info.dli_sname)
+		return "?";
+	return info.dli_sname;
+}
+
+static void ustack_show(const struct ustack *u)
+{
+	int i;
+
+	for (i = 0; i < u->n; i++)
+		sf_info("  %#lx %-6s %s", u->ip[i], u->method[i], ustack_sym(u->ip[i]));
+}
+
+/*
+ * Checks that @want (NULL-terminated, "*" for any one frame) is the stack
+ * from its first function down to main, and that the frame after "*" was
+ * found in a signal frame.  Returns how many of @want were found in order.
+ */
+static int ustack_check(const char *name, const struct ustack *u,
+			const char *const *want)
+{
+	int i = 0, w = 0, nwant = 0;
+
+	while (want[nwant])
+		nwant++;
+	while (i < u->n && strcmp(ustack_sym(u->ip[i]), want[0]))
+		i++;
+	for (; i < u->n && want[w]; i++, w++) {
+		if (!strcmp(want[w], "*"))
+			continue;
+		if (strcmp(ustack_sym(u->ip[i]), want[w]))
+			break;
+		if (w && !strcmp(want[w - 1], "*") && !ustack_no_sframe &&
+		    !SF_CHECK(!strcmp(u->method[i], "signal"),
+			      "%s: %s found by %s, not signal", name, want[w],
+			      u->method[i]))
+			break;
+	}
+	if (ustack_no_sframe) {
+		for (i = 0; i < u->n; i++)
+			SF_CHECK(strcmp(u->method[i], "sframe"),
+				 "%s: frame %d found by SFrame in a program without it",
+				 name, i);
+		sf_note("%s: frame pointers alone found %d of %d frames", name, w, nwant);
+	} else if (!SF_CHECK(w == nwant, "%s: %d of %d frames match", name, w, nwant)) {
+		ustack_show(u);
+	} else {
+		sf_note("%s: all %d frames to main, %d in all", name, nwant, u->n);
+	}
+	return w;
+}
+
+static void ustack_take_result(long got)
+{
+	if (!SF_CHECK(got > 0, "reading ustack gave %ld", got))
+		return;
+	ustack_got.text[got] = 0;
+	ustack_parse(&ustack_got);
+}
+
+__attribute__((noinline)) void ustack_signal(const char *name, bool altstack)
+{
+	static const char *const want[] = {
+		"ustack_leaf", "ustack_handler", "*", "ustack_sig_b",
+		"ustack_sig_a", "ustack_signal", "main", NULL
+	};
+	struct sigaction sa = { .sa_handler = ustack_handler };
+	stack_t ss = { .ss_size = 1 << 16 };
+
+	if (altstack) {
+		ss.ss_sp = malloc(ss.ss_size);
+		SF_CHECK(ss.ss_sp && !sigaltstack(&ss, NULL), "sigaltstack");
+		sa.sa_flags = SA_ONSTACK;
+	}
+	SF_CHECK(!sigaction(SIGUSR1, &sa, NULL), "sigaction");
+	memset(&ustack_got, 0, sizeof(ustack_got));
+	ustack_sig_a();
+	ustack_take_result(strlen(ustack_got.text));
+	ustack_check(name, &ustack_got, want);
+}
+
+__attribute__((noinline)) long ustack_asm_caller(long which)
+{
+	long r = ustack_asm_point(ustack_fd, ustack_got.text,
+				  sizeof(ustack_got.text) - 1, which);
+
+	__asm__ volatile("" : : : "memory");
+	return r;
+}
+
+static void ustack_asm(void)
+{
+	static const char *const want[] = {
+		"ustack_asm_point", "ustack_asm_caller", "main", NULL
+	};
+	char name[16];
+	int i;
+
+	for (i = 0; i < ustack_asm_npoints; i++) {
+		memset(&ustack_got, 0, sizeof(ustack_got));
+		ustack_take_result(ustack_asm_caller(i));
+		snprintf(name, sizeof(name), "asm-%d", i);
+		ustack_check(name, &ustack_got, want);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const want_leaf[] = {
+		"ustack_leaf", "ustack_chain_c", "lib_ustack_mid",
+		"ustack_chain_a", "main", NULL
+	};
+	static const char *const want_dl[] = {
+		"ustack_leaf", "ustack_chain_c", "dl_ustack_mid",
+		"ustack_dl_a", "main", NULL
+	};
+	ustack_mid mid;
+	void *h;
+
+	ustack_no_sframe = argc > 1 && !strcmp(argv[1], "--no-sframe");
+	ustack_fd = open("/proc/thread-self/ustack", O_RDONLY);
+	if (!SF_CHECK(ustack_fd >= 0, "cannot open /proc/thread-self/ustack"))
+		sf_exit();
+
+	ustack_chain_a();
+	ustack_take_result(strlen(ustack_got.text));
+	ustack_check("leaf", &ustack_got, want_leaf);
+
+	h = dlopen(ustack_no_sframe ? "libsf-ustack-dl-nosf.so" : "libsf-ustack-dl.so",
+		   RTLD_NOW);
+	if (SF_CHECK(h, "dlopen: %s", dlerror())) {
+		mid = (ustack_mid)dlsym(h, "dl_ustack_mid");
+		if (SF_CHECK(mid, "dlsym: %s", dlerror())) {
+			memset(&ustack_got, 0, sizeof(ustack_got));
+			ustack_dl_a(mid);
+			ustack_take_result(strlen(ustack_got.text));
+			ustack_check("dlopen", &ustack_got, want_dl);
+		}
+	}
+
+	ustack_signal("signal", false);
+	ustack_signal("altstack", true);
+	ustack_asm();
+	sf_exit();
+}
