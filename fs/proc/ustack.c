@@ -43,7 +43,8 @@ int proc_pid_ustack(struct seq_file *m, struct pid_namespace *ns,
 	if (!same_thread_group(task, current))
 		return -EACCES;
 
-	for_each_user_frame(&state, false) {
+	for (unwind_user_start(&state, false); !state.done;
+	     unwind_user_next(&state)) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		if (n >= max)

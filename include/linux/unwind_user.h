@@ -26,6 +26,8 @@ struct task_struct;
 
 /**
  * struct unwind_user_state - where a walk is
+ *
+ * A walk is unwind_user_start(), then unwind_user_next() until @done.
  * @ip: address of the current frame's code.
  * @sp: its stack pointer.
  * @fp: its frame pointer.
@@ -78,13 +80,27 @@ struct unwind_user_state {
 #define UNWIND_USER_FP_CFA_ADJUST	0
 #endif
 #ifndef UNWIND_USER_ENTRY_INSN_BYTES
+/* No way to tell a function's first instruction */
 #define UNWIND_USER_ENTRY_INSN_BYTES	0
+
 static inline bool unwind_user_fp_entry_insn(const u8 *code)
 {
 	return false;
 }
-#define ARCH_INIT_USER_FP_ENTRY_FRAME(ws)
 #endif
+
+/**
+ * struct unwind_user_sigframe - a kind of signal frame the kernel sets up
+ * @code: the instructions of the trampoline a handler returns into.
+ * @len: their length.
+ * @context: offset from SP at the trampoline to the saved registers,
+ *	where the UNWIND_USER_SIGCONTEXT_* offsets apply.
+ */
+struct unwind_user_sigframe {
+	u8	code[12];
+	u8	len;
+	u16	context;
+};
 
 #ifndef UNWIND_USER_SIGCONTEXT_RA
 #define UNWIND_USER_SIGCONTEXT_RA	-1
@@ -105,24 +121,20 @@ int unwind_user_next(struct unwind_user_state *state);
 int proc_pid_ustack(struct seq_file *m, struct pid_namespace *ns,
 		    struct pid *pid, struct task_struct *task);
 
-#define for_each_user_frame(state, nofault)				\
-	for (unwind_user_start(state, nofault); !(state)->done;	\
-	     unwind_user_next(state))
-
 #else /* !CONFIG_UNWIND_USER_SFRAME */
 
 static inline int unwind_user(struct unwind_stacktrace *trace,
 			      unsigned int max_entries)
 {
 	trace->nr = 0;
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline int unwind_user_nofault(struct unwind_stacktrace *trace,
 				      unsigned int max_entries)
 {
 	trace->nr = 0;
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */

@@ -46,7 +46,8 @@ static const struct kernel_param_ops unwind_user_max_frames_ops = {
 module_param_cb(max_frames, &unwind_user_max_frames_ops,
 		&unwind_user_max_frames, 0644);
 
-static const u8 unwind_user_sigreturn_code[] = UNWIND_USER_SIGRETURN_CODE;
+static const struct unwind_user_sigframe unwind_user_sigframes[] =
+	UNWIND_USER_SIGFRAMES;
 
 static int unwind_user_read(struct unwind_user_state *state, unsigned long addr,
 			    unsigned long *word)
@@ -207,16 +208,26 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
  */
 static int unwind_user_next_signal(struct unwind_user_state *state)
 {
-	u8 code[sizeof(unwind_user_sigreturn_code)];
+	const struct unwind_user_sigframe *sf = NULL;
 	unsigned long ctx, ip, sp, fp, ra = 0;
+	u8 code[sizeof(sf->code)];
+	unsigned int i;
 
 	if (state->ws != sizeof(long))
 		return -ENOENT;
-	if (copy_from_user(code, (void __user *)state->ip, sizeof(code)) ||
-	    memcmp(code, unwind_user_sigreturn_code, sizeof(code)))
+	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes); i++) {
+		const struct unwind_user_sigframe *f = &unwind_user_sigframes[i];
+
+		if (!copy_from_user(code, (void __user *)state->ip, f->len) &&
+		    !memcmp(code, f->code, f->len)) {
+			sf = f;
+			break;
+		}
+	}
+	if (!sf)
 		return -ENOENT;
 
-	ctx = state->sp + UNWIND_USER_SIGCONTEXT_OFF;
+	ctx = state->sp + sf->context;
 	if (unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_IP, &ip) ||
 	    unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_SP, &sp) ||
 	    unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_FP, &fp) ||
@@ -253,43 +264,28 @@ static bool unwind_user_at_function_start(struct unwind_user_state *state)
 
 static int unwind_user_next_fp(struct unwind_user_state *state)
 {
-	static const struct unwind_user_frame fp_frame64 = {
-		ARCH_INIT_USER_FP_FRAME(8)
-	};
-	static const struct unwind_user_frame fp_frame32 = {
-		ARCH_INIT_USER_FP_FRAME(4)
-	};
-	static const struct unwind_user_frame entry_frame64 = {
-		ARCH_INIT_USER_FP_ENTRY_FRAME(8)
-	};
-	static const struct unwind_user_frame entry_frame32 = {
-		ARCH_INIT_USER_FP_ENTRY_FRAME(4)
-	};
-	const struct unwind_user_frame *frame;
 	bool entry = unwind_user_at_function_start(state);
+	struct unwind_user_frame frame;
 	unsigned long cfa;
 	int ret;
 
-	if (state->ws == sizeof(u32))
-		frame = entry ? &entry_frame32 : &fp_frame32;
-	else
-		frame = entry ? &entry_frame64 : &fp_frame64;
+	unwind_user_fp_frame(&frame, state->ws, entry);
 	/* The chain's end: a zero frame pointer, or a zero back chain */
-	if (!entry && !frame->cfa.deref && !state->fp) {
+	if (!entry && !frame.cfa.deref && !state->fp) {
 		state->done = true;
 		return 0;
 	}
-	ret = unwind_user_eval(state, &frame->cfa, 0, &cfa);
+	ret = unwind_user_eval(state, &frame.cfa, 0, &cfa);
 	if (ret)
 		return ret;
-	if (frame->cfa.deref) {
+	if (frame.cfa.deref) {
 		if (!cfa) {
 			state->done = true;
 			return 0;
 		}
 		cfa += UNWIND_USER_FP_CFA_ADJUST;
 	}
-	return unwind_user_step(state, frame, cfa);
+	return unwind_user_step(state, &frame, cfa);
 }
 
 /**
@@ -414,7 +410,8 @@ static int unwind_user_trace(struct unwind_stacktrace *trace,
 	if (current->flags & PF_KTHREAD)
 		return 0;
 
-	for_each_user_frame(&state, nofault) {
+	for (unwind_user_start(&state, nofault); !state.done;
+	     unwind_user_next(&state)) {
 		trace->entries[trace->nr++] = state.ip;
 		if (trace->nr >= max_entries)
 			break;

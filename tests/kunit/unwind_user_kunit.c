@@ -145,9 +145,10 @@ static unsigned long uw_fp_frame(struct kunit *test, unsigned long sp,
 				 unsigned long cfa, unsigned long ra,
 				 unsigned long caller_fp)
 {
-	static const struct unwind_user_frame t = { ARCH_INIT_USER_FP_FRAME(8) };
+	struct unwind_user_frame t;
 	unsigned long fp = 0;
 
+	unwind_user_fp_frame(&t, sizeof(long), false);
 	if (t.cfa.deref)
 		uw_put(test, sp + t.cfa.offset, cfa - UNWIND_USER_FP_CFA_ADJUST);
 	else
@@ -215,6 +216,16 @@ static void uw_fp_end_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, st.error);
 }
 
+/* Every kind of signal frame the arch's kernel sets up */
+static const struct unwind_user_sigframe uw_sigframes[] = UNWIND_USER_SIGFRAMES;
+
+static void uw_sigframe_desc(const struct unwind_user_sigframe *sf, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "kind_%td", sf - uw_sigframes);
+}
+
+KUNIT_ARRAY_PARAM(uw_sigframe, uw_sigframes, uw_sigframe_desc);
+
 /*
  * A handler's return lands on the sigreturn trampoline; the interrupted
  * frame comes from the saved context, even on a stack below the handler's
@@ -222,16 +233,15 @@ static void uw_fp_end_test(struct kunit *test)
  */
 static void uw_signal_test(struct kunit *test)
 {
-	static const u8 code[] = UNWIND_USER_SIGRETURN_CODE;
+	const struct unwind_user_sigframe *sf = test->param_value;
 	struct uw_ctx *ctx = test->priv;
-	unsigned long sp = ctx->stack + 0x800;
-	unsigned long ctxp = sp + UNWIND_USER_SIGCONTEXT_OFF;
+	unsigned long sp = ctx->stack + 0x800, ctxp = sp + sf->context;
 	unsigned long isp = ctx->stack + 0x100, icfa = isp + 16 + UW_SP_BIAS;
 	struct unwind_user_state st;
 
 	KUNIT_ASSERT_LT(test, ctxp + 0x400, ctx->stack + UW_STACK_BYTES);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_SIGRETURN,
-					   code, sizeof(code)), 0);
+					   sf->code, sf->len), 0);
 	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_IP, ctx->text + UW_F_SP + 0x20);
 	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_SP, isp);
 	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_FP, 0xbeef0);
@@ -247,16 +257,16 @@ static void uw_signal_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, st.error);
 }
 
-/* Inside the trampoline, past its first byte, is not a signal frame. */
+/* Inside a trampoline, past its first byte, is not a signal frame. */
 static void uw_not_signal_test(struct kunit *test)
 {
-	static const u8 code[] = UNWIND_USER_SIGRETURN_CODE;
+	const struct unwind_user_sigframe *sf = test->param_value;
 	struct uw_ctx *ctx = test->priv;
 	unsigned long sp = ctx->stack + 0x800;
 	struct unwind_user_state st;
 
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_SIGRETURN,
-					   code, sizeof(code)), 0);
+					   sf->code, sf->len), 0);
 	uw_start(ctx, &st, UW_SIGRETURN + 1, sp, 0);
 	unwind_user_next(&st);
 	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
@@ -300,13 +310,14 @@ struct uw_bad_ra {
 };
 
 /*
- * Kernel space on every arch, and still after arm64 strips what would be
- * a pointer authentication code (just above TASK_SIZE, that is bits it
- * clears: such a return address is a signed user one).
+ * Above user space on every arch, and still after arm64 strips what would
+ * be a pointer authentication code (just above TASK_SIZE are bits it
+ * clears: such a return address is a signed user one).  s390 user space
+ * reaches up to the last page.
  */
 static unsigned long uw_ra_kernel(struct uw_ctx *ctx)
 {
-	return -(unsigned long)SZ_1G;
+	return max(TASK_SIZE, -(unsigned long)SZ_1G);
 }
 
 static unsigned long uw_ra_top(struct uw_ctx *ctx)
@@ -465,8 +476,8 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_sframe_chain_test),
 	KUNIT_CASE(uw_fp_fallback_test),
 	KUNIT_CASE(uw_fp_end_test),
-	KUNIT_CASE(uw_signal_test),
-	KUNIT_CASE(uw_not_signal_test),
+	KUNIT_CASE_PARAM(uw_signal_test, uw_sigframe_gen_params),
+	KUNIT_CASE_PARAM(uw_not_signal_test, uw_sigframe_gen_params),
 	KUNIT_CASE(uw_register_rule_test),
 	KUNIT_CASE_PARAM(uw_bad_ra_test, uw_bad_ra_gen_params),
 	KUNIT_CASE_PARAM(uw_bad_sp_test, uw_bad_sp_gen_params),

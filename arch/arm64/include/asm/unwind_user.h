@@ -6,6 +6,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/unwind_user_types.h>
 #include <asm/compiler.h>
 #include <asm/ptrace.h>
 #include <asm/ucontext.h>
@@ -16,12 +17,15 @@
 #define UNWIND_USER_DWARF_RA	30	/* LR */
 
 /* A frame record {x29, x30} at FP; the CFA is just above it. */
-#define ARCH_INIT_USER_FP_FRAME(ws)					\
-	.cfa = { .base = UNWIND_USER_BASE_FP, .offset = 2 * (ws) },	\
-	.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
-		.offset = -(ws) },					\
-	.fp = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
-		.offset = -2 * (ws) },
+static inline void unwind_user_fp_frame(struct unwind_user_frame *frame,
+					int ws, bool entry)
+{
+	*frame = (struct unwind_user_frame){
+		.cfa = { .base = UNWIND_USER_BASE_FP, .offset = 2 * ws },
+		.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true, .offset = -ws },
+		.fp = { .base = UNWIND_USER_BASE_CFA, .deref = true, .offset = -2 * ws },
+	};
+}
 
 /* AArch32 tasks have another frame layout and no SFrame. */
 static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
@@ -56,14 +60,17 @@ static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum
 #define unwind_user_strip_ra(ra)	ptrauth_strip_user_insn_pac(ra)
 
 /*
- * The vDSO's __kernel_rt_sigreturn (and any SA_RESTORER copy of it):
- * mov x8, #__NR_rt_sigreturn; svc #0.  SP is back at the rt_sigframe,
- * { struct siginfo; struct ucontext; } (arch/arm64/kernel/signal.c).
+ * Signal trampolines, each with where the interrupted registers are
+ * relative to SP there.  The vDSO's __kernel_rt_sigreturn (and SA_RESTORER
+ * copies): mov x8, #__NR_rt_sigreturn; svc #0.  SP is back at the
+ * rt_sigframe, { struct siginfo; struct ucontext; } (arch/arm64/kernel/signal.c).
  */
-#define UNWIND_USER_SIGRETURN_CODE \
-	{ 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 }
-#define UNWIND_USER_SIGCONTEXT_OFF					\
-	(sizeof(struct siginfo) + offsetof(struct ucontext, uc_mcontext))
+#define UNWIND_USER_SIGFRAMES {						\
+	{ .code = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 },	\
+	  .len = 8,							\
+	  .context = sizeof(struct siginfo) +				\
+		     offsetof(struct ucontext, uc_mcontext) },		\
+}
 #define UNWIND_USER_SIGCONTEXT_IP	offsetof(struct sigcontext, pc)
 #define UNWIND_USER_SIGCONTEXT_SP	offsetof(struct sigcontext, sp)
 #define UNWIND_USER_SIGCONTEXT_FP	offsetof(struct sigcontext, regs[29])

@@ -3,11 +3,12 @@
 #define _ASM_S390_UNWIND_USER_H
 
 #include <linux/compat.h>
+#include <linux/fpu.h>
 #include <linux/array_size.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include <asm/fpu.h>
+#include <linux/unwind_user_types.h>
 #include <asm/ptrace.h>
 #include <asm/ucontext.h>
 
@@ -28,12 +29,18 @@
  * caller's save area.  The CFA rule yields the back chain, the caller's SP,
  * which UNWIND_USER_FP_CFA_ADJUST turns into the CFA.
  */
-#define ARCH_INIT_USER_FP_FRAME(ws)					\
-	.cfa = { .base = UNWIND_USER_BASE_SP, .deref = true },		\
-	.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
-		.offset = -160 + 14 * 8 },				\
-	.fp = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
-		.offset = -160 + 11 * 8 },
+static inline void unwind_user_fp_frame(struct unwind_user_frame *frame,
+					int ws, bool entry)
+{
+	*frame = (struct unwind_user_frame){
+		.cfa = { .base = UNWIND_USER_BASE_SP, .deref = true },
+		.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true,
+			.offset = -160 + 14 * 8 },
+		.fp = { .base = UNWIND_USER_BASE_CFA, .deref = true,
+			.offset = -160 + 11 * 8 },
+	};
+}
+
 #define UNWIND_USER_FP_CFA_ADJUST	160
 
 static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
@@ -77,9 +84,17 @@ static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum
 #define unwind_user_strip_ra(ra)	(ra)
 
 /*
- * The vDSO's __kernel_rt_sigreturn (and SA_RESTORER copies): svc 173.
- * R15 is back at the rt_sigframe of arch/s390/kernel/signal.c.
+ * The signal frames of arch/s390/kernel/signal.c: a handler without
+ * SA_SIGINFO gets a sigframe and returns to __kernel_sigreturn (svc 119),
+ * one with it an rt_sigframe and __kernel_rt_sigreturn (svc 173), in the
+ * vDSO or an SA_RESTORER copy.  R15 is back at the frame's start.
  */
+struct unwind_user_s390_sigframe {
+	__u8				callee_used_stack[160];
+	struct sigcontext		sc;
+	_sigregs			sregs;
+};
+
 struct unwind_user_s390_rt_sigframe {
 	__u8				callee_used_stack[160];
 	__u16				svc_insn;
@@ -87,9 +102,13 @@ struct unwind_user_s390_rt_sigframe {
 	struct ucontext_extended	uc;
 };
 
-#define UNWIND_USER_SIGRETURN_CODE	{ 0x0a, 0xad }
-#define UNWIND_USER_SIGCONTEXT_OFF					\
-	offsetof(struct unwind_user_s390_rt_sigframe, uc.uc_mcontext)
+#define UNWIND_USER_SIGFRAMES {						\
+	{ .code = { 0x0a, 0x77 }, .len = 2,				\
+	  .context = offsetof(struct unwind_user_s390_sigframe, sregs) },	\
+	{ .code = { 0x0a, 0xad }, .len = 2,				\
+	  .context = offsetof(struct unwind_user_s390_rt_sigframe,	\
+			      uc.uc_mcontext) },			\
+}
 #define UNWIND_USER_SIGCONTEXT_IP	offsetof(_sigregs, regs.psw.addr)
 #define UNWIND_USER_SIGCONTEXT_SP	offsetof(_sigregs, regs.gprs[15])
 #define UNWIND_USER_SIGCONTEXT_FP	offsetof(_sigregs, regs.gprs[11])

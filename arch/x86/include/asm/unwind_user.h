@@ -6,6 +6,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/unwind_user_types.h>
 #include <asm/ptrace.h>
 #include <asm/sigframe.h>
 
@@ -15,19 +16,21 @@
 #define UNWIND_USER_DWARF_RA	16	/* a column, not a register */
 
 /* push %rbp; mov %rsp,%rbp: the caller's RBP and RA sit just below the CFA. */
-#define ARCH_INIT_USER_FP_FRAME(ws)					\
-	.cfa = { .base = UNWIND_USER_BASE_FP, .offset = 2 * (ws) },	\
-	.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
-		.offset = -(ws) },					\
-	.fp = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
-		.offset = -2 * (ws) },
-
-/* On a function's first instruction only the return address is pushed. */
-#define ARCH_INIT_USER_FP_ENTRY_FRAME(ws)				\
-	.cfa = { .base = UNWIND_USER_BASE_SP, .offset = (ws) },	\
-	.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true,		\
-		.offset = -(ws) },					\
-	.fp = { .base = UNWIND_USER_BASE_SAME },
+static inline void unwind_user_fp_frame(struct unwind_user_frame *frame,
+					int ws, bool entry)
+{
+	*frame = (struct unwind_user_frame){
+		.cfa = { .base = UNWIND_USER_BASE_FP, .offset = 2 * ws },
+		.ra = { .base = UNWIND_USER_BASE_CFA, .deref = true, .offset = -ws },
+		.fp = { .base = UNWIND_USER_BASE_CFA, .deref = true, .offset = -2 * ws },
+	};
+	/* On a function's first instruction only the return address is pushed. */
+	if (entry) {
+		frame->cfa = (struct unwind_user_rule){ .base = UNWIND_USER_BASE_SP,
+							.offset = ws };
+		frame->fp.base = UNWIND_USER_BASE_SAME;
+	}
+}
 
 /*
  * The first bytes of a frame-pointer function: push %rbp, or endbr64
@@ -47,12 +50,12 @@ static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
 	return user_64bit_mode(regs) ? 8 : 4;
 }
 
-/* No register holds the return address on x86. */
 static inline unsigned long unwind_user_frame_pointer(struct pt_regs *regs)
 {
 	return regs->bp;
 }
 
+/* No register holds the return address on x86. */
 static inline bool unwind_user_ra_reg(struct pt_regs *regs, unsigned long *ra)
 {
 	return false;
@@ -81,14 +84,16 @@ static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum
 #define unwind_user_strip_ra(ra)	(ra)
 
 /*
- * glibc's __restore_rt, where a handler returns: mov $__NR_rt_sigreturn,%rax;
+ * Signal trampolines, each with where the interrupted registers are
+ * relative to SP there.  glibc's __restore_rt: mov $__NR_rt_sigreturn,%rax;
  * syscall.  The handler's ret popped pretcode, so SP is at rt_sigframe.uc.
  */
-#define UNWIND_USER_SIGRETURN_CODE \
-	{ 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 }
-#define UNWIND_USER_SIGCONTEXT_OFF					\
-	(offsetof(struct rt_sigframe, uc.uc_mcontext) -			\
-	 offsetof(struct rt_sigframe, uc))
+#define UNWIND_USER_SIGFRAMES {						\
+	{ .code = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 },\
+	  .len = 9,							\
+	  .context = offsetof(struct rt_sigframe, uc.uc_mcontext) -	\
+		     offsetof(struct rt_sigframe, uc) },		\
+}
 #define UNWIND_USER_SIGCONTEXT_IP	offsetof(struct sigcontext, ip)
 #define UNWIND_USER_SIGCONTEXT_SP	offsetof(struct sigcontext, sp)
 #define UNWIND_USER_SIGCONTEXT_FP	offsetof(struct sigcontext, bp)

@@ -7,7 +7,8 @@
  *   dlopen   main > dl_a > dl_ustack_mid (a dlopen-ed library) > chain_c > leaf
  *   signal   main > signal > sig_a > sig_b, interrupted by a signal:
  *            handler > leaf
- *   altstack the same with the handler on a sigaltstack
+ *   altstack the same with an SA_SIGINFO handler on a sigaltstack (on
+ *            s390 the other kind of signal frame)
  *   asm-N    main > asm_caller > ustack_asm_point, which reads the file at
  *            its N-th prologue- or epilogue-shaped point (ustack-asm.S)
  *
@@ -125,6 +126,15 @@ __attribute__((noinline)) void ustack_handler(int sig)
 	__asm__ volatile("" : : : "memory");
 }
 
+__attribute__((noinline)) void ustack_handler_info(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	ustack_leaf();
+	__asm__ volatile("" : : : "memory");
+}
+
 /* Interrupted in its own system call: the handler runs on the way out. */
 __attribute__((noinline)) long ustack_sig_b(void)
 {
@@ -237,19 +247,24 @@ __attribute__((noinline)) void ustack_signal(const char *name, bool altstack)
 		"ustack_leaf", "ustack_handler", "*", "ustack_sig_b",
 		"ustack_sig_a", "ustack_signal", "main", NULL
 	};
+	static const char *const want_info[] = {
+		"ustack_leaf", "ustack_handler_info", "*", "ustack_sig_b",
+		"ustack_sig_a", "ustack_signal", "main", NULL
+	};
 	struct sigaction sa = { .sa_handler = ustack_handler };
 	stack_t ss = { .ss_size = 1 << 16 };
 
 	if (altstack) {
 		ss.ss_sp = malloc(ss.ss_size);
 		SF_CHECK(ss.ss_sp && !sigaltstack(&ss, NULL), "sigaltstack");
-		sa.sa_flags = SA_ONSTACK;
+		sa.sa_sigaction = ustack_handler_info;
+		sa.sa_flags = SA_ONSTACK | SA_SIGINFO;
 	}
 	SF_CHECK(!sigaction(SIGUSR1, &sa, NULL), "sigaction");
 	memset(&ustack_got, 0, sizeof(ustack_got));
 	ustack_sig_a();
 	ustack_take_result(strlen(ustack_got.text));
-	ustack_check(name, &ustack_got, want);
+	ustack_check(name, &ustack_got, altstack ? want_info : want);
 }
 
 __attribute__((noinline)) long ustack_asm_caller(long which)
