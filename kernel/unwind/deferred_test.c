@@ -83,10 +83,12 @@ static void udt_callback(struct unwind_work *work,
 	struct udt *u;
 	bool done;
 
-	guard(spinlock)(&udt_lock);
+	spin_lock(&udt_lock);
 	u = udt_armed;
-	if (!u || u->task != current)
+	if (!u || u->task != current) {
+		spin_unlock(&udt_lock);
 		return;
+	}
 	r = &u->res[work == &udt_works[1]];
 	r->callback_cookie = cookie;
 	r->nr = min(trace->nr, UDT_FRAMES);
@@ -101,6 +103,7 @@ static void udt_callback(struct unwind_work *work,
 			u->flag = NULL;
 		pagefault_enable();
 	}
+	spin_unlock(&udt_lock);
 }
 
 static int udt_show(struct seq_file *m, void *v)
@@ -109,8 +112,9 @@ static int udt_show(struct seq_file *m, void *v)
 	const struct udt_result *a = &u->res[0], *b = &u->res[1];
 	unsigned int i;
 
-	guard(spinlock)(&udt_lock);
+	spin_lock(&udt_lock);
 	if (!a->called || !b->called) {
+		spin_unlock(&udt_lock);
 		seq_puts(m, "pending\n");
 		return 0;
 	}
@@ -120,6 +124,7 @@ static int udt_show(struct seq_file *m, void *v)
 		   a->nr == b->nr && !memcmp(a->ips, b->ips, a->nr * sizeof(a->ips[0])));
 	for (i = 0; i < a->nr; i++)
 		seq_printf(m, "0x%lx\n", a->ips[i]);
+	spin_unlock(&udt_lock);
 	return 0;
 }
 

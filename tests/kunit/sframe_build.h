@@ -12,6 +12,8 @@
 #ifndef _SFRAME_TEST_BUILD_H
 #define _SFRAME_TEST_BUILD_H
 
+/* Room for any section the builder writes, with the gaps tests ask for */
+#define SFB_BUF_SIZE		(3 * 4096)
 #define SFB_MAX_FDES		8
 #define SFB_MAX_FRES		4
 #define SFB_MAX_WORDS		8

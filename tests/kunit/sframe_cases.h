@@ -12,7 +12,6 @@
 
 #include "sframe_build.h"
 
-#define SFB_BUF_SIZE		(3 * 4096)
 /* Text covers [base - SFB_TEXT_BEFORE, base + SFB_TEXT_SIZE) */
 #define SFB_TEXT_BEFORE		0x100
 #define SFB_TEXT_SIZE		0x40000

@@ -15,7 +15,7 @@
 #include <asm/unwind_user_sframe.h>
 
 #include "../sframe_registry.h"
-#include "sframe_cases.h"
+#include "sframe_build.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 

@@ -17,7 +17,7 @@
 #include <asm/unwind_user_sframe.h>
 
 #include "../sframe_registry.h"
-#include "sframe_cases.h"
+#include "sframe_build.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -34,6 +34,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define UW_F_FP		0x040	/* CFA = FP + 16: FP at CFA - 16 */
 #define UW_F_END	0x100	/* outermost: RA undefined */
 #define UW_F_REG	0x140	/* CFA = r9 + 16, a register rule */
+#define UW_F_SAME	0x180	/* CFA = SP: a caller's CFA no higher */
 #define UW_NO_SFRAME	0x200	/* code no FDE covers */
 #define UW_SIGRETURN	0x300	/* a sigreturn trampoline */
 
@@ -59,12 +60,15 @@ static void uw_section(struct sfb_spec *s)
 		  .nfres = 1, .fre = {
 			{ 0x0, SFB_FRE_INFO(0, 2, 0, 0),
 			  { SFB_FLEX_CTL(9, 0, 1), 16 } } } },
+		{ .func = UW_F_SAME, .size = 0x40, .nfres = 1, .fre = {
+			{ 0x0, SFB_FRE_INFO(1, 1, 0, 0), { 0 } } } },
 	};
 
 	sfb_base(s, SFRAME_ABI);
 	s->nfdes = ARRAY_SIZE(fdes);
 	memcpy(s->fde, fdes, sizeof(fdes));
 	s->fde[0].fre[0].words[0] += UW_SP_BIAS;
+	s->fde[4].fre[0].words[0] += UW_SP_BIAS;
 }
 
 static int uw_init(struct kunit *test)
@@ -427,6 +431,24 @@ static void uw_climb_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, n, (UW_STACK_BYTES - 2 * UW_SP_BIAS) / 16 - 1);
 }
 
+/*
+ * A function whose CFA is its SP, returning into itself: the first step
+ * is fine (a leaf may have CFA == SP), the second finds the same CFA and
+ * is refused, where it would otherwise go round until the depth limit.
+ */
+static void uw_same_cfa_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa = sp + UW_SP_BIAS;
+	struct unwind_user_state st;
+
+	uw_fill(test, ctx);
+	uw_put(test, cfa - 8, ctx->text + UW_F_SAME + 0x8);
+	uw_start(ctx, &st, UW_F_SAME, sp, sp + 3);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 2);
+	KUNIT_EXPECT_TRUE(test, st.error);
+}
+
 /* A frame pointer that points at itself gives the same CFA twice: refused. */
 static void uw_fp_cycle_test(struct kunit *test)
 {
@@ -482,6 +504,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE_PARAM(uw_bad_ra_test, uw_bad_ra_gen_params),
 	KUNIT_CASE_PARAM(uw_bad_sp_test, uw_bad_sp_gen_params),
 	KUNIT_CASE(uw_climb_test),
+	KUNIT_CASE(uw_same_cfa_test),
 	KUNIT_CASE(uw_fp_cycle_test),
 	KUNIT_CASE(uw_nofault_test),
 	{}

@@ -71,6 +71,7 @@ static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum
 	  .context = sizeof(struct siginfo) +				\
 		     offsetof(struct ucontext, uc_mcontext) },		\
 }
+
 #define UNWIND_USER_SIGCONTEXT_IP	offsetof(struct sigcontext, pc)
 #define UNWIND_USER_SIGCONTEXT_SP	offsetof(struct sigcontext, sp)
 #define UNWIND_USER_SIGCONTEXT_FP	offsetof(struct sigcontext, regs[29])

@@ -109,6 +109,7 @@ struct unwind_user_s390_rt_sigframe {
 	  .context = offsetof(struct unwind_user_s390_rt_sigframe,	\
 			      uc.uc_mcontext) },			\
 }
+
 #define UNWIND_USER_SIGCONTEXT_IP	offsetof(_sigregs, regs.psw.addr)
 #define UNWIND_USER_SIGCONTEXT_SP	offsetof(_sigregs, regs.gprs[15])
 #define UNWIND_USER_SIGCONTEXT_FP	offsetof(_sigregs, regs.gprs[11])

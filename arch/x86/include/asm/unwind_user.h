@@ -94,6 +94,7 @@ static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum
 	  .context = offsetof(struct rt_sigframe, uc.uc_mcontext) -	\
 		     offsetof(struct rt_sigframe, uc) },		\
 }
+
 #define UNWIND_USER_SIGCONTEXT_IP	offsetof(struct sigcontext, ip)
 #define UNWIND_USER_SIGCONTEXT_SP	offsetof(struct sigcontext, sp)
 #define UNWIND_USER_SIGCONTEXT_FP	offsetof(struct sigcontext, bp)
