@@ -190,7 +190,7 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 	/* The signal method reads what the kernel saved; SFrame cannot say it. */
 	if (frame.signal)
 		return -ENOENT;
-	/* Registers other than SP and FP are known in the topmost frame only. */
+	/* A CFA is always computed from something. */
 	if (frame.cfa.base == UNWIND_USER_BASE_SAME)
 		return -EINVAL;
 	ret = unwind_user_eval(state, &frame.cfa, 0, &cfa);

@@ -8,7 +8,10 @@
  * template and signal frame layout), so each test runs on every arch.
  */
 #include <kunit/test.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/mman.h>
+#include <linux/shmem_fs.h>
 #include <linux/sizes.h>
 #include <linux/sframe.h>
 #include <linux/sframe_mm.h>
@@ -494,6 +497,75 @@ static void uw_nofault_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, st.error);
 }
 
+/*
+ * With page faults disabled, SFrame data that is not resident sends that
+ * frame to frame pointers, and leaves the section in use: the same walk
+ * with faults enabled takes the SFrame step.  The section lives in a file
+ * mapping whose FDE table is 64 KiB past its header, out of the fault-around
+ * window of the page registration read, so nothing maps it in.
+ */
+static void uw_nofault_section_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa = sp + 16 + UW_SP_BIAS;
+	unsigned long text, sframe, fp, size, fp_cfa = sp + 0x100;
+	struct sframe_add add = { };
+	struct unwind_user_state st;
+	struct sfb_layout l;
+	struct sfb_spec *s;
+	struct file *file;
+	loff_t pos = 0;
+	u8 *buf;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	buf = kunit_kzalloc(test, SZ_128K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	text = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_EXEC,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, text, 0);
+
+	uw_section(s);
+	s->fde_gap = U16_MAX;
+	/* The size does not depend on where the section is; its bytes do. */
+	size = sfb_build(s, buf, 0, text, &l);
+	KUNIT_ASSERT_GE(test, l.fdes, SZ_64K);
+	file = shmem_kernel_file_setup("unwind-user-test", 0, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	KUNIT_ASSERT_EQ(test, kernel_write(file, buf, size, &pos), (ssize_t)size);
+	sframe = vm_mmap(file, 0, size, PROT_READ, MAP_PRIVATE, 0);
+	KUNIT_ASSERT_LT(test, sframe, TASK_SIZE);
+	sfb_build(s, buf, sframe, text, &l);
+	pos = 0;
+	KUNIT_ASSERT_EQ(test, kernel_write(file, buf, size, &pos), (ssize_t)size);
+	fput(file);
+
+	add.sframe_start = sframe;
+	add.sframe_size = size;
+	add.seg_start = text;
+	add.seg_end = text + PAGE_SIZE;
+	add.start = text;
+	add.end = text + PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, sframe_add_section(current->mm, &add), 0);
+
+	/* SFrame: the caller is UW_F_END; frame pointers: UW_NO_SFRAME. */
+	uw_fill(test, ctx);
+	uw_put(test, cfa - 8, text + UW_F_END);
+	fp = uw_fp_frame(test, sp, fp_cfa, text + UW_NO_SFRAME, 0);
+
+	__unwind_user_start(&st, text + UW_F_SP, sp, fp, sizeof(long), true);
+	pagefault_disable();
+	unwind_user_next(&st);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
+	KUNIT_EXPECT_EQ(test, st.ip, text + UW_NO_SFRAME);
+
+	__unwind_user_start(&st, text + UW_F_SP, sp, fp, sizeof(long), false);
+	unwind_user_next(&st);
+	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_SFRAME);
+	KUNIT_EXPECT_EQ(test, st.ip, text + UW_F_END);
+}
+
 static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_sframe_chain_test),
 	KUNIT_CASE(uw_fp_fallback_test),
@@ -507,6 +579,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_same_cfa_test),
 	KUNIT_CASE(uw_fp_cycle_test),
 	KUNIT_CASE(uw_nofault_test),
+	KUNIT_CASE(uw_nofault_section_test),
 	{}
 };
 

@@ -17,43 +17,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sf_syscall.h"
+
 static char stack_text[16384];
 static int stack_fd;
 
 __attribute__((noinline)) long demo_read_stack(void)
 {
-	long ret;
-
-#if defined(__x86_64__)
-	register long r10 __asm__("r10") = 0;
-
-	ret = SYS_pread64;
-	__asm__ volatile("syscall" : "+a"(ret)
-			 : "D"((long)stack_fd), "S"(stack_text),
-			   "d"(sizeof(stack_text) - 1), "r"(r10)
-			 : "rcx", "r11", "memory");
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = SYS_pread64;
-	register long x0 __asm__("x0") = stack_fd;
-	register long x1 __asm__("x1") = (long)stack_text;
-	register long x2 __asm__("x2") = sizeof(stack_text) - 1;
-	register long x3 __asm__("x3") = 0;
-
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
-			 : "memory");
-	ret = x0;
-#elif defined(__s390x__)
-	register long r1 __asm__("1") = SYS_pread64;
-	register long r2 __asm__("2") = stack_fd;
-	register long r3 __asm__("3") = (long)stack_text;
-	register long r4 __asm__("4") = sizeof(stack_text) - 1;
-	register long r5 __asm__("5") = 0;
-
-	__asm__ volatile("svc 0" : "+d"(r2) : "d"(r1), "d"(r3), "d"(r4), "d"(r5)
-			 : "memory");
-	ret = r2;
-#endif
-	return ret;
+	return sf_syscall4(SYS_pread64, stack_fd, (long)stack_text,
+			   sizeof(stack_text) - 1, 0);
 }
 
 /* Work after each call keeps the compiler from turning it into a jump. */

@@ -56,6 +56,9 @@ static const struct sf_test sf_tests[] = {
 	{ "ustack",		{ "sf-ustack" } },
 	{ "ustack-no-sframe",	{ "sf-ustack-nosf", "--no-sframe" } },
 	{ "deferred",		{ "sf-deferred" } },
+#if defined(__x86_64__)
+	{ "compat32",		{ "sf-compat32" } },
+#endif
 #if defined(__aarch64__)
 	{ "ustack-pac-a",	{ "sf-ustack-pac" } },
 	{ "ustack-pac-b",	{ "sf-ustack-pacb" } },

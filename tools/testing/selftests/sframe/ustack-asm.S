@@ -104,9 +104,19 @@ ustack_asm_point:
 	.cfi_restore %r14
 	.cfi_restore %r15
 	POINT(3)			/* RA in r14 again, about to return */
+	/*
+	 * What s390 leaf code does: park the RA in a call-clobbered FPR
+	 * (DWARF 16 is f0).  r14 is zeroed, so only f0 leads to the caller.
+	 */
+	ldgr	%f0, %r14
+	.cfi_register 14, 16
+	lghi	%r14, 0
+	POINT(4)			/* RA in f0 */
+	lgdr	%r14, %f0
+	.cfi_restore 14
 	br	%r14
 	.cfi_endproc
-#define NPOINTS	4
+#define NPOINTS	5
 
 #else
 #error "no test function for this architecture"

@@ -4,6 +4,8 @@
  * of known call chains and checks the stack symbol by symbol, up to main:
  *
  *   leaf     main > chain_a > lib_ustack_mid (a linked library) > chain_c > leaf
+ *   fork     the same in a child forked without exec, which inherits the
+ *            sections
  *   dlopen   main > dl_a > dl_ustack_mid (a dlopen-ed library) > chain_c > leaf
  *   signal   main > signal > sig_a > sig_b, interrupted by a signal:
  *            handler > leaf
@@ -26,8 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "sf_syscall.h"
 #include "sframe_test.h"
 
 #define USTACK_MAX	64
@@ -51,46 +55,10 @@ static int ustack_fd = -1;
 static struct ustack ustack_got;
 static bool ustack_no_sframe;
 
-/* A system call from this very function: no glibc frame above it. */
-static inline long ustack_syscall4(long nr, long a, long b, long c, long d)
-{
-#if defined(__x86_64__)
-	register long rax __asm__("rax") = nr;
-	register long r10 __asm__("r10") = d;
-
-	__asm__ volatile("syscall" : "+r"(rax)
-			 : "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return rax;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-
-	__asm__ volatile("svc #0" : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return x0;
-#elif defined(__s390x__)
-	register long r1 __asm__("1") = nr;
-	register long r2 __asm__("2") = a;
-	register long r3 __asm__("3") = b;
-	register long r4 __asm__("4") = c;
-	register long r5 __asm__("5") = d;
-
-	__asm__ volatile("svc 0" : "+d"(r2)
-			 : "d"(r1), "d"(r3), "d"(r4), "d"(r5) : "memory");
-	return r2;
-#else
-#error "no raw system call for this architecture"
-#endif
-}
-
 /* The leaf: one system call, no frame of its own on most arches. */
 __attribute__((noinline)) long ustack_leaf(void)
 {
-	return ustack_syscall4(SYS_pread64, ustack_fd, (long)ustack_got.text,
+	return sf_syscall4(SYS_pread64, ustack_fd, (long)ustack_got.text,
 			       sizeof(ustack_got.text) - 1, 0);
 }
 
@@ -138,8 +106,8 @@ __attribute__((noinline)) void ustack_handler_info(int sig, siginfo_t *si, void 
 /* Interrupted in its own system call: the handler runs on the way out. */
 __attribute__((noinline)) long ustack_sig_b(void)
 {
-	long pid = ustack_syscall4(SYS_getpid, 0, 0, 0, 0);
-	long r = ustack_syscall4(SYS_kill, pid, SIGUSR1, 0, 0);
+	long pid = sf_syscall4(SYS_getpid, 0, 0, 0, 0);
+	long r = sf_syscall4(SYS_kill, pid, SIGUSR1, 0, 0);
 
 	__asm__ volatile("" : : : "memory");
 	return r + 1;
@@ -303,6 +271,8 @@ int main(int argc, char **argv)
 		"ustack_dl_a", "main", NULL
 	};
 	ustack_mid mid;
+	int status;
+	pid_t pid;
 	void *h;
 
 	ustack_no_sframe = argc > 1 && !strcmp(argv[1], "--no-sframe");
@@ -313,6 +283,23 @@ int main(int argc, char **argv)
 	ustack_chain_a();
 	ustack_take_result(strlen(ustack_got.text));
 	ustack_check("leaf", &ustack_got, want_leaf);
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		/* The inherited file is the parent's: another process's stack. */
+		SF_CHECK(ustack_leaf() < 0, "read the parent's ustack from a child");
+		close(ustack_fd);
+		ustack_fd = open("/proc/thread-self/ustack", O_RDONLY);
+		memset(&ustack_got, 0, sizeof(ustack_got));
+		ustack_chain_a();
+		ustack_take_result(strlen(ustack_got.text));
+		ustack_check("fork", &ustack_got, want_leaf);
+		sf_exit();
+	}
+	if (SF_CHECK(pid > 0, "fork") && SF_CHECK(waitpid(pid, &status, 0) == pid, "waitpid"))
+		SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
+			 "the forked child failed (status %#x)", status);
 
 	h = dlopen(ustack_no_sframe ? "libsf-ustack-dl-nosf.so" : "libsf-ustack-dl.so",
 		   RTLD_NOW);
