@@ -33,6 +33,16 @@ static const char *ustack_method(enum unwind_user_type type)
 	}
 }
 
+/**
+ * proc_pid_ustack() - show the reading thread's user stack
+ * @m: the file's seq_file.
+ * @ns: the pid namespace of the /proc instance.
+ * @pid: the pid of the directory.
+ * @task: the task of the directory, which must be in the reader's process.
+ *
+ * Context: Process context, in the reader's read(); faults and sleeps.
+ * Return: 0; -EACCES for another process's file; -EINTR when killed.
+ */
 int proc_pid_ustack(struct seq_file *m, struct pid_namespace *ns,
 		    struct pid *pid, struct task_struct *task)
 {
