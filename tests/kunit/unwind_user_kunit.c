@@ -279,6 +279,31 @@ static void uw_not_signal_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
 }
 
+/*
+ * On a function's first instruction (where the arch can tell one) the
+ * frame-pointer step takes the RA from the top of the stack: the FP is
+ * still the caller's and stays.
+ */
+static void uw_fp_entry_test(struct kunit *test)
+{
+	static const u8 push_bp = 0x55;
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, fp = ctx->stack + 0xc00;
+	struct unwind_user_state st;
+
+	if (!UNWIND_USER_ENTRY_INSN_BYTES)
+		kunit_skip(test, "no function-entry frame-pointer rule here");
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_NO_SFRAME,
+					   &push_bp, 1), 0);
+	uw_put(test, sp, ctx->text + UW_F_END);
+	uw_start(ctx, &st, UW_NO_SFRAME, sp, fp);
+	KUNIT_ASSERT_EQ(test, unwind_user_next(&st), 0);
+	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
+	KUNIT_EXPECT_EQ(test, st.ip, ctx->text + UW_F_END);
+	KUNIT_EXPECT_EQ(test, st.sp, sp + sizeof(long));
+	KUNIT_EXPECT_EQ(test, st.fp, fp);
+}
+
 /* A register other than SP and FP is not known below the topmost frame. */
 static void uw_register_rule_test(struct kunit *test)
 {
@@ -570,6 +595,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_sframe_chain_test),
 	KUNIT_CASE(uw_fp_fallback_test),
 	KUNIT_CASE(uw_fp_end_test),
+	KUNIT_CASE(uw_fp_entry_test),
 	KUNIT_CASE_PARAM(uw_signal_test, uw_sigframe_gen_params),
 	KUNIT_CASE_PARAM(uw_not_signal_test, uw_sigframe_gen_params),
 	KUNIT_CASE(uw_register_rule_test),

@@ -13,6 +13,10 @@
  *            s390 the other kind of signal frame)
  *   asm-N    main > asm_caller > ustack_asm_point, which reads the file at
  *            its N-th prologue- or epilogue-shaped point (ustack-asm.S)
+ *   jit      main > jit_caller > code written at run time, which reads the
+ *            file itself, described by a section registered with
+ *            PR_SFRAME_REGISTER (sframe_jit.c): the JIT frame is stepped
+ *            by that section's SFrame
  *
  * The leaf reads the file with its own system call instruction, so the
  * first frame is this program's code, not glibc's (which has no SFrame).
@@ -27,11 +31,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sf_syscall.h"
+#include "sframe_jit.h"
 #include "sframe_test.h"
 
 #define USTACK_MAX	64
@@ -260,6 +266,79 @@ static void ustack_asm(void)
 	}
 }
 
+/*
+ * A leaf that reads the file with pread64(fd, buf, len, 0), its arguments
+ * already in the argument registers: as the first instruction's frame rule
+ * (the only one sframe_jit.c writes) holds all through it.
+ */
+static const unsigned char ustack_jit_code[] = {
+#if defined(__x86_64__)
+	0xb8, 0x11, 0x00, 0x00, 0x00,	/* mov $__NR_pread64, %eax */
+	0x45, 0x31, 0xd2,		/* xor %r10d, %r10d */
+	0x0f, 0x05,			/* syscall */
+	0xc3,				/* ret */
+#elif defined(__aarch64__)
+	0x03, 0x00, 0x80, 0xd2,		/* mov x3, #0 */
+	0x68, 0x08, 0x80, 0xd2,		/* mov x8, #__NR_pread64 */
+	0x01, 0x00, 0x00, 0xd4,		/* svc #0 */
+	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+#elif defined(__s390x__)
+	0xa7, 0x59, 0x00, 0x00,		/* lghi %r5, 0 */
+	0x0a, 0xb4,			/* svc __NR_pread64 */
+	0x07, 0xfe,			/* br %r14 */
+#endif
+};
+
+typedef long (*ustack_jit_fn)(long fd, char *buf, long len);
+
+__attribute__((noinline)) long ustack_jit_caller(ustack_jit_fn fn)
+{
+	long r = fn(ustack_fd, ustack_got.text, sizeof(ustack_got.text) - 1);
+
+	__asm__ volatile("" : : : "memory");
+	return r;
+}
+
+static void ustack_jit(void)
+{
+	size_t page = sf_page_size(), len;
+	struct sframe_registration reg;
+	unsigned char *text, *sframe;
+	const struct ustack *u = &ustack_got;
+
+	text = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!SF_CHECK(text != MAP_FAILED, "mmap"))
+		return;
+	sframe = text + page;
+	memcpy(text, ustack_jit_code, sizeof(ustack_jit_code));
+	__builtin___clear_cache((char *)text, (char *)text + sizeof(ustack_jit_code));
+	len = sf_jit_build(sframe, SFRAME_VERSION_3, (unsigned long)text,
+			   sizeof(ustack_jit_code));
+	if (!SF_CHECK(!mprotect(text, page, PROT_READ | PROT_EXEC), "mprotect"))
+		return;
+	sf_jit_reg(&reg, sframe, len, (unsigned long)text, sizeof(ustack_jit_code));
+	if (!SF_CHECK(!sf_jit_register(&reg), "PR_SFRAME_REGISTER"))
+		return;
+
+	memset(&ustack_got, 0, sizeof(ustack_got));
+	ustack_take_result(ustack_jit_caller((ustack_jit_fn)text));
+	if (SF_CHECK(u->n >= 3, "jit: %d frames", u->n) &&
+	    SF_CHECK(u->ip[0] >= (unsigned long)text &&
+		     u->ip[0] < (unsigned long)text + sizeof(ustack_jit_code),
+		     "jit: first frame %#lx is not the JIT code", u->ip[0]) &&
+	    SF_CHECK(!strcmp(ustack_sym(u->ip[1]), "ustack_jit_caller") &&
+		     !strcmp(u->method[1], "sframe"),
+		     "jit: frame 1 is %s by %s", ustack_sym(u->ip[1]), u->method[1]) &&
+	    SF_CHECK(!strcmp(ustack_sym(u->ip[2]), "main"),
+		     "jit: frame 2 is %s", ustack_sym(u->ip[2])))
+		sf_note("jit: code registered with PR_SFRAME_REGISTER, to main");
+	else
+		ustack_show(u);
+	SF_CHECK(!sf_jit_unregister((unsigned long)text), "PR_SFRAME_UNREGISTER");
+	munmap(text, 2 * page);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const want_leaf[] = {
@@ -316,5 +395,8 @@ int main(int argc, char **argv)
 	ustack_signal("signal", false);
 	ustack_signal("altstack", true);
 	ustack_asm();
+	/* Its SFrame comes from the kernel, not the build: nothing to compare. */
+	if (!ustack_no_sframe)
+		ustack_jit();
 	sf_exit();
 }
