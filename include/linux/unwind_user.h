@@ -23,6 +23,12 @@ struct task_struct;
 #define UNWIND_USER_DEFAULT_FRAMES	510
 /* 128 KiB of cache for each task that is sampled: enough for any stack */
 #define UNWIND_USER_MAX_FRAMES		16384
+/*
+ * SFrame rows a walk with page faults disabled (NMI) may read.  A hostile
+ * function can make one lookup read 65,535; real stacks need a few per
+ * frame (the median function has 186 bytes and 17 rows on average).
+ */
+#define UNWIND_USER_NOFAULT_FRES	4096
 
 /**
  * struct unwind_user_state - where a walk is
@@ -41,6 +47,8 @@ struct task_struct;
  * @regs: the task's registers while the current frame is the one they
  *	describe (topmost); NULL after.
  * @ws: word size of the task (4 for compat tasks, which have no SFrame).
+ * @fre_budget: SFrame rows the walk may still read; past it, frames are
+ *	stepped by the other methods.
  * @current_type: how the current frame was found; UNWIND_USER_TYPE_NONE
  *	for the topmost frame.
  * @available_types: the methods this walk may use.
@@ -59,6 +67,7 @@ struct unwind_user_state {
 	unsigned long		stack_low;
 	struct pt_regs		*regs;
 	unsigned int		ws;
+	unsigned int		fre_budget;
 	enum unwind_user_type	current_type;
 	unsigned int		available_types;
 	bool			ra_known;

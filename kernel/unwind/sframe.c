@@ -698,7 +698,8 @@ efault:
 static __always_inline int __sframe_find_fre(struct sframe_section *sec,
 					     const struct sframe_fde *fde,
 					     unsigned long ip,
-					     struct sframe_raw_fre *raw)
+					     struct sframe_raw_fre *raw,
+					     unsigned int *budget)
 {
 	unsigned long addr = fde->fres, next, match = 0;
 	u32 pc_off = ip - fde->func_start, start, prev = 0;
@@ -710,6 +711,10 @@ static __always_inline int __sframe_find_fre(struct sframe_section *sec,
 		pc_off %= fde->rep_size;
 
 	for (i = 0; i < fde->num_fres; i++, addr = next) {
+		/* The caller's limit, not the section's fault: no reason set */
+		if (!*budget)
+			return -E2BIG;
+		--*budget;
 		ret = __sframe_read_fre_head(sec, fde, addr, &start, &info, &next);
 		if (ret)
 			return ret;
@@ -927,6 +932,46 @@ static __always_inline bool sframe_open(struct sframe_section *sec)
 }
 
 /**
+ * sframe_find_bounded() - the frame rules of a user address, reading at
+ *	most a given number of FREs
+ * @sec: a section prepared by sframe_section_init().
+ * @ip: the user address.
+ * @frame: filled with the rules of the FRE that covers @ip.
+ * @budget: FREs the lookup may still read; decremented by those it reads.
+ *
+ * A function may have 65,535 FREs, read in order: callers that cannot
+ * take that long (NMI) share one budget among the lookups of a walk.
+ *
+ * Context: As sframe_find().
+ * Return: as sframe_find(); -E2BIG when @budget ran out first, which says
+ *	nothing about the section.
+ */
+int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
+			struct unwind_user_frame *frame, unsigned int *budget)
+{
+	struct sframe_raw_fre raw;
+	struct sframe_fde fde;
+	int ret;
+
+	if (ip < sec->text_start || ip >= sec->text_end)
+		return sframe_reject(sec, -ENOENT, "address outside the text range");
+	if (!sframe_open(sec))
+		return sframe_reject(sec, -EFAULT, "section not accessible");
+	ret = __sframe_find_fde(sec, ip, &fde);
+	if (!ret) {
+		if (sframe_fde_outermost(sec, &fde))
+			raw.info = 0;
+		else
+			ret = __sframe_find_fre(sec, &fde, ip, &raw, budget);
+	}
+	user_read_access_end();
+	if (ret)
+		return ret;
+	return sframe_decode(sec, &fde, &raw, frame);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_find_bounded);
+
+/**
  * sframe_find() - the frame rules of a user address
  * @sec: a section prepared by sframe_section_init().
  * @ip: the user address.
@@ -942,25 +987,9 @@ static __always_inline bool sframe_open(struct sframe_section *sec)
 int sframe_find(struct sframe_section *sec, unsigned long ip,
 		struct unwind_user_frame *frame)
 {
-	struct sframe_raw_fre raw;
-	struct sframe_fde fde;
-	int ret;
+	unsigned int budget = UINT_MAX;
 
-	if (ip < sec->text_start || ip >= sec->text_end)
-		return sframe_reject(sec, -ENOENT, "address outside the text range");
-	if (!sframe_open(sec))
-		return sframe_reject(sec, -EFAULT, "section not accessible");
-	ret = __sframe_find_fde(sec, ip, &fde);
-	if (!ret) {
-		if (sframe_fde_outermost(sec, &fde))
-			raw.info = 0;
-		else
-			ret = __sframe_find_fre(sec, &fde, ip, &raw);
-	}
-	user_read_access_end();
-	if (ret)
-		return ret;
-	return sframe_decode(sec, &fde, &raw, frame);
+	return sframe_find_bounded(sec, ip, frame, &budget);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_find);
 

@@ -732,6 +732,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_lookup);
  * sframe_lookup_nofault() - sframe_lookup() for callers that cannot fault
  * @ip: the address.
  * @frame: where to store the rules.
+ * @budget: FREs the lookup may read, decremented (sframe_find_bounded()).
  *
  * The caller has page faults disabled.  Entries are freed after an RCU
  * grace period, so the whole lookup runs under rcu_read_lock() and takes
@@ -741,9 +742,11 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_lookup);
  * and report (no printk from NMI).
  *
  * Context: Any context, NMI included, with page faults disabled.
- * Return: as sframe_lookup(); -EFAULT also for data that is not resident.
+ * Return: as sframe_lookup(); -EFAULT also for data that is not resident;
+ *	-E2BIG when @budget ran out.
  */
-int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame)
+int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
+			  unsigned int *budget)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_table *t;
@@ -756,7 +759,7 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame)
 	t = rcu_dereference(mm->sframe_table);
 	r = t ? sframe_range_find(t, ip) : NULL;
 	if (r && !test_bit(SFRAME_ENTRY_BAD, &r->entry->flags))
-		ret = sframe_find(&r->entry->sec, ip, frame);
+		ret = sframe_find_bounded(&r->entry->sec, ip, frame, budget);
 	rcu_read_unlock();
 	return ret;
 }

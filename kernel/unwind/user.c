@@ -179,8 +179,9 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 	unsigned long cfa;
 	int ret;
 
-	ret = state->nofault ? sframe_lookup_nofault(state->ip, &frame) :
-			       sframe_lookup(state->ip, &frame);
+	ret = state->nofault ?
+	      sframe_lookup_nofault(state->ip, &frame, &state->fre_budget) :
+	      sframe_lookup(state->ip, &frame);
 	if (ret)
 		return ret;
 	if (frame.outermost) {
@@ -359,6 +360,7 @@ void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 	state->stack_low = sp;
 	state->ws = ws;
 	state->nofault = nofault;
+	state->fre_budget = UNWIND_USER_NOFAULT_FRES;
 	state->topmost = true;
 	state->available_types = UNWIND_USER_TYPE_FP;
 	/* Compat tasks have no SFrame ABI and another signal frame. */

@@ -38,6 +38,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define UW_F_END	0x100	/* outermost: RA undefined */
 #define UW_F_REG	0x140	/* CFA = r9 + 16, a register rule */
 #define UW_F_SAME	0x180	/* CFA = SP: a caller's CFA no higher */
+#define UW_F_ROWS	0x1c0	/* three rows, all CFA = SP + 16 */
 #define UW_NO_SFRAME	0x200	/* code no FDE covers */
 #define UW_SIGRETURN	0x300	/* a sigreturn trampoline */
 
@@ -52,6 +53,8 @@ struct uw_ctx {
 
 static void uw_section(struct sfb_spec *s)
 {
+	unsigned int i;
+
 	static const struct sfb_fde fdes[] = {
 		{ .func = UW_F_SP, .size = 0x40, .nfres = 1, .fre = {
 			{ 0x0, SFB_FRE_INFO(1, 1, 0, 0), { 16 } } } },
@@ -65,6 +68,10 @@ static void uw_section(struct sfb_spec *s)
 			  { SFB_FLEX_CTL(9, 0, 1), 16 } } } },
 		{ .func = UW_F_SAME, .size = 0x40, .nfres = 1, .fre = {
 			{ 0x0, SFB_FRE_INFO(1, 1, 0, 0), { 0 } } } },
+		{ .func = UW_F_ROWS, .size = 0x40, .nfres = 3, .fre = {
+			{ 0x0, SFB_FRE_INFO(1, 1, 0, 0), { 16 } },
+			{ 0x1, SFB_FRE_INFO(1, 1, 0, 0), { 16 } },
+			{ 0x2, SFB_FRE_INFO(1, 1, 0, 0), { 16 } } } },
 	};
 
 	sfb_base(s, SFRAME_ABI);
@@ -72,6 +79,8 @@ static void uw_section(struct sfb_spec *s)
 	memcpy(s->fde, fdes, sizeof(fdes));
 	s->fde[0].fre[0].words[0] += UW_SP_BIAS;
 	s->fde[4].fre[0].words[0] += UW_SP_BIAS;
+	for (i = 0; i < 3; i++)
+		s->fde[5].fre[i].words[0] += UW_SP_BIAS;
 }
 
 static int uw_init(struct kunit *test)
@@ -591,6 +600,43 @@ static void uw_nofault_section_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.ip, text + UW_F_END);
 }
 
+/*
+ * A walk with faults disabled reads a bounded number of SFrame rows in all:
+ * a lookup that would read more leaves the frame to frame pointers.  The
+ * third row of UW_F_ROWS takes three reads.
+ */
+static void uw_fre_budget_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa = sp + 16 + UW_SP_BIAS;
+	unsigned long fp, fp_cfa = sp + 0x100;
+	struct unwind_user_state st;
+	unsigned int budget;
+
+	uw_fill(test, ctx);
+	uw_put(test, cfa - 8, ctx->text + UW_F_END);
+	fp = uw_fp_frame(test, sp, fp_cfa, ctx->text + UW_NO_SFRAME, 0);
+
+	for (budget = 2; budget <= 3; budget++) {
+		__unwind_user_start(&st, ctx->text + UW_F_ROWS + 2, sp, fp,
+				    sizeof(long), true);
+		KUNIT_EXPECT_EQ(test, st.fre_budget, UNWIND_USER_NOFAULT_FRES);
+		st.fre_budget = budget;
+		pagefault_disable();
+		unwind_user_next(&st);
+		pagefault_enable();
+		KUNIT_EXPECT_EQ_MSG(test, st.current_type, budget == 3 ?
+				    UNWIND_USER_TYPE_SFRAME : UNWIND_USER_TYPE_FP,
+				    "a budget of %u rows", budget);
+		KUNIT_EXPECT_EQ(test, st.fre_budget, 0);
+	}
+
+	/* The section was not blamed: a walk that may fault uses it. */
+	uw_start(ctx, &st, UW_F_ROWS + 2, sp, fp);
+	unwind_user_next(&st);
+	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_SFRAME);
+}
+
 static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_sframe_chain_test),
 	KUNIT_CASE(uw_fp_fallback_test),
@@ -606,6 +652,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_fp_cycle_test),
 	KUNIT_CASE(uw_nofault_test),
 	KUNIT_CASE(uw_nofault_section_test),
+	KUNIT_CASE(uw_fre_budget_test),
 	{}
 };
 
