@@ -60,8 +60,11 @@ static enum hrtimer_restart udt_fire(struct hrtimer *timer)
 	struct pt_regs *regs = get_irq_regs();
 	int i;
 
-	/* Not the thread's turn on this CPU: try again a little later. */
-	if (current != u->task) {
+	/*
+	 * Not the thread's turn on this CPU, or not in user mode (where a
+	 * profiler's samples of user code come from): try again a little later.
+	 */
+	if (current != u->task || !regs || !user_mode(regs)) {
 		if (++u->tries >= UDT_TRIES)
 			return HRTIMER_NORESTART;
 		hrtimer_forward_now(timer, ns_to_ktime(NSEC_PER_MSEC));
