@@ -37,16 +37,9 @@ struct sframe_real_section {
 	unsigned int			num_rows;
 };
 
-/* sparse cannot evaluate __has_include: it checks the suite without data. */
-#if defined(__CHECKER__)
-static const struct sframe_real_section sframe_real;
-#elif defined(CONFIG_X86_64) && __has_include("sframe_real_x86_64.h")
-#include "sframe_real_x86_64.h"
-#elif defined(CONFIG_ARM64) && __has_include("sframe_real_arm64.h")
-#include "sframe_real_arm64.h"
-#elif defined(CONFIG_S390) && __has_include("sframe_real_s390x.h")
-#include "sframe_real_s390x.h"
-#else
+/* tools/kernel writes it, naming this arch's assembler output if any. */
+#include "sframe_real_index.h"
+#ifndef SFRAME_REAL_PRESENT
 static const struct sframe_real_section sframe_real;
 #endif
 
