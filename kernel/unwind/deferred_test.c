@@ -2,19 +2,19 @@
 /*
  * /proc/unwind_deferred_test: deferred unwinding driven from user space,
  * for end-to-end tests.  A thread writes the address of an int in its
- * memory; 10 ms later a hard interrupt timer (the context a PMU sample
- * comes from) asks for its user stack through two works, and asks the
- * first again.  The callbacks run on the thread's way back to user space,
- * record what they got, and set the int to 1.  Reading the file then
- * gives, on the first line,
+ * memory; from 10 ms later, the first hard timer interrupt that hits the
+ * thread in user mode (where a PMU sample of user code comes from) asks
+ * for its user stack through two works, and asks the first again.  The
+ * callbacks run on the thread's way back to user space, record what they
+ * got, and set the int to 1.  Reading the file then gives, on one line,
  *
  *   requests <r1> <r2> <r1 again> cookies <c1> <c2> callbacks <c1> <c2>
- *   walks <n> user <0|1> same <0|1>
+ *   walks <n> same <0|1>
  *
- * (one line: the requests' return values and cookies, the cookies the
- * callbacks got, the stacks walked for them, whether the interrupt hit
- * user mode, whether both callbacks got the same stack), then the stack,
- * one "0x<ip>" per line.  "pending" until the callbacks ran.
+ * (the requests' return values and cookies, the cookies the callbacks
+ * got, the stacks walked for them, whether both callbacks got the same
+ * stack), then the stack, one "0x<ip>" per line; "pending" until the
+ * callbacks ran.
  */
 #include <linux/hrtimer.h>
 #include <linux/proc_fs.h>
@@ -45,7 +45,6 @@ struct udt {
 	int __user		*flag;
 	unsigned int		tries;
 	int			again;
-	bool			in_user;
 	long			walks;
 	struct udt_result	res[2];
 };
@@ -70,7 +69,6 @@ static enum hrtimer_restart udt_fire(struct hrtimer *timer)
 		hrtimer_forward_now(timer, ns_to_ktime(NSEC_PER_MSEC));
 		return HRTIMER_RESTART;
 	}
-	u->in_user = regs && user_mode(regs);
 	u->walks = unwind_deferred_walk_count();
 	for (i = 0; i < 2; i++)
 		u->res[i].request = unwind_deferred_request(&udt_works[i],
@@ -121,9 +119,9 @@ static int udt_show(struct seq_file *m, void *v)
 		seq_puts(m, "pending\n");
 		return 0;
 	}
-	seq_printf(m, "requests %d %d %d cookies %llx %llx callbacks %llx %llx walks %ld user %d same %d\n",
+	seq_printf(m, "requests %d %d %d cookies %llx %llx callbacks %llx %llx walks %ld same %d\n",
 		   a->request, b->request, u->again, a->cookie, b->cookie,
-		   a->callback_cookie, b->callback_cookie, u->walks, u->in_user,
+		   a->callback_cookie, b->callback_cookie, u->walks,
 		   a->nr == b->nr && !memcmp(a->ips, b->ips, a->nr * sizeof(a->ips[0])));
 	for (i = 0; i < a->nr; i++)
 		seq_printf(m, "0x%lx\n", a->ips[i]);

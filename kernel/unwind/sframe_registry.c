@@ -687,6 +687,18 @@ void sframe_free_mm(struct mm_struct *mm)
 	kvfree_rcu(t, rcu);
 }
 
+/* The usable entry describing @ip, if any; under rcu_read_lock(). */
+static struct sframe_entry *sframe_entry_at(struct mm_struct *mm,
+					    unsigned long ip)
+{
+	struct sframe_table *t = mm ? rcu_dereference(mm->sframe_table) : NULL;
+	struct sframe_range *r = t ? sframe_range_find(t, ip) : NULL;
+
+	if (!r || test_bit(SFRAME_ENTRY_BAD, &r->entry->flags))
+		return NULL;
+	return r->entry;
+}
+
 /**
  * sframe_lookup() - the frame rules at a user address of the current task
  * @ip: the address.
@@ -702,20 +714,14 @@ void sframe_free_mm(struct mm_struct *mm)
 int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame)
 {
 	struct mm_struct *mm = current->mm;
-	struct sframe_entry *e = NULL;
-	struct sframe_table *t;
-	struct sframe_range *r;
+	struct sframe_entry *e;
 	int ret;
 
 	might_fault();
-	if (!mm)
-		return -ENOENT;
 	rcu_read_lock();
-	t = rcu_dereference(mm->sframe_table);
-	r = t ? sframe_range_find(t, ip) : NULL;
-	if (r && !test_bit(SFRAME_ENTRY_BAD, &r->entry->flags) &&
-	    refcount_inc_not_zero(&r->entry->ref))
-		e = r->entry;
+	e = sframe_entry_at(mm, ip);
+	if (e && !refcount_inc_not_zero(&e->ref))
+		e = NULL;
 	rcu_read_unlock();
 	if (!e)
 		return -ENOENT;
@@ -748,18 +754,13 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_lookup);
 int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 			  unsigned int *budget)
 {
-	struct mm_struct *mm = current->mm;
-	struct sframe_table *t;
-	struct sframe_range *r;
+	struct sframe_entry *e;
 	int ret = -ENOENT;
 
-	if (!mm)
-		return -ENOENT;
 	rcu_read_lock();
-	t = rcu_dereference(mm->sframe_table);
-	r = t ? sframe_range_find(t, ip) : NULL;
-	if (r && !test_bit(SFRAME_ENTRY_BAD, &r->entry->flags))
-		ret = sframe_find_bounded(&r->entry->sec, ip, frame, budget);
+	e = sframe_entry_at(current->mm, ip);
+	if (e)
+		ret = sframe_find_bounded(&e->sec, ip, frame, budget);
 	rcu_read_unlock();
 	return ret;
 }

@@ -211,20 +211,20 @@ static int unwind_user_next_signal(struct unwind_user_state *state)
 {
 	const struct unwind_user_sigframe *sf = NULL;
 	unsigned long ctx, ip, sp, fp, ra = 0;
+	unsigned int i, len = 0;
 	u8 code[sizeof(sf->code)];
-	unsigned int i;
 
 	if (state->ws != sizeof(long))
 		return -ENOENT;
-	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes); i++) {
-		const struct unwind_user_sigframe *f = &unwind_user_sigframes[i];
-
-		if (!copy_from_user(code, (void __user *)state->ip, f->len) &&
-		    !memcmp(code, f->code, f->len)) {
-			sf = f;
-			break;
-		}
-	}
+	/* One read of the longest trampoline serves every kind. */
+	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes); i++)
+		len = max_t(unsigned int, len, unwind_user_sigframes[i].len);
+	if (copy_from_user(code, (void __user *)state->ip, len))
+		return -ENOENT;
+	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes) && !sf; i++)
+		if (!memcmp(code, unwind_user_sigframes[i].code,
+			    unwind_user_sigframes[i].len))
+			sf = &unwind_user_sigframes[i];
 	if (!sf)
 		return -ENOENT;
 
