@@ -4,8 +4,8 @@
 # kernel/unwind/.  The project's own entry point is GNUmakefile.
 #
 
+obj-$(CONFIG_UNWIND_USER)		+= user.o deferred.o
 obj-$(CONFIG_UNWIND_USER_SFRAME)	+= sframe.o sframe_registry.o sframe_elf.o \
-					   sframe_mmap.o sframe_prctl.o user.o \
-					   deferred.o
+					   sframe_mmap.o sframe_prctl.o
 obj-$(CONFIG_UNWIND_USER_DEFERRED_TEST)	+= deferred_test.o
 obj-$(CONFIG_SFRAME_KUNIT_TEST)		+= tests/

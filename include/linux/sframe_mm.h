@@ -32,7 +32,8 @@ void sframe_mprotect(struct vm_area_struct *vma, unsigned long start,
 
 int sframe_prctl(int option, unsigned long arg2, unsigned long arg3,
 		 unsigned long arg4, unsigned long arg5);
-int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame);
+int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
+		  unsigned int *budget);
 int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 			  unsigned int *budget);
 int sframe_mm_show(struct seq_file *m, struct mm_struct *mm);
@@ -68,7 +69,8 @@ static inline int sframe_prctl(int option, unsigned long arg2,
 }
 
 static inline int sframe_lookup(unsigned long ip,
-				struct unwind_user_frame *frame)
+				struct unwind_user_frame *frame,
+				unsigned int *budget)
 {
 	return -ENOENT;
 }

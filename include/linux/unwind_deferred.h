@@ -32,7 +32,7 @@ struct unwind_work {
 	int			bit;
 };
 
-#ifdef CONFIG_UNWIND_USER_SFRAME
+#ifdef CONFIG_UNWIND_USER
 
 enum {
 	UNWIND_PENDING_BIT = 0,
@@ -76,11 +76,12 @@ static __always_inline void unwind_reset_info(void)
 	info->id.id = 0;
 	if (info->cache) {
 		info->cache->nr_entries = 0;
+		info->cache->walked = false;
 		info->cache->unwind_completed = 0;
 	}
 }
 
-#else /* !CONFIG_UNWIND_USER_SFRAME */
+#else /* !CONFIG_UNWIND_USER */
 
 static inline void unwind_task_init(struct task_struct *task) {}
 static inline void unwind_task_free(struct task_struct *task) {}
@@ -105,6 +106,6 @@ static inline void unwind_deferred_cancel(struct unwind_work *work) {}
 static inline void unwind_deferred_task_exit(struct task_struct *task) {}
 static inline void unwind_reset_info(void) {}
 
-#endif /* CONFIG_UNWIND_USER_SFRAME */
+#endif /* CONFIG_UNWIND_USER */
 
 #endif /* _LINUX_UNWIND_DEFERRED_H */

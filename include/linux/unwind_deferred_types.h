@@ -8,14 +8,17 @@
 /**
  * struct unwind_cache - one task's user stack, walked once per kernel entry
  * @unwind_completed: bits of the works whose callbacks have seen it.
- * @nr_entries: entries walked; 0 until the first walk of this entry.
+ * @nr_entries: entries walked.
  * @max_entries: room in @entries.
+ * @walked: @entries hold this stay's stack, and traces handed out point
+ *	into them until the task returns to user space.
  * @entries: the return addresses.
  */
 struct unwind_cache {
 	unsigned long		unwind_completed;
 	unsigned int		nr_entries;
 	unsigned int		max_entries;
+	bool			walked;
 	unsigned long		entries[];
 };
 

@@ -29,6 +29,12 @@ struct task_struct;
  * frame (the median function has 186 bytes and 17 rows on average).
  */
 #define UNWIND_USER_NOFAULT_FRES	4096
+/*
+ * And a walk that may fault (a read of /proc/<pid>/ustack, a deferred
+ * unwind): 128 rows for each of the default frames, so real stacks never
+ * meet it, while a stack of hostile functions costs no more than this.
+ */
+#define UNWIND_USER_FAULTABLE_FRES	(128 * UNWIND_USER_DEFAULT_FRAMES)
 
 /**
  * struct unwind_user_state - where a walk is
@@ -77,7 +83,7 @@ struct unwind_user_state {
 	bool			error;
 };
 
-#ifdef CONFIG_UNWIND_USER_SFRAME
+#ifdef CONFIG_UNWIND_USER
 
 #include <asm/unwind_user.h>
 
@@ -130,7 +136,7 @@ int unwind_user_next(struct unwind_user_state *state);
 int proc_pid_ustack(struct seq_file *m, struct pid_namespace *ns,
 		    struct pid *pid, struct task_struct *task);
 
-#else /* !CONFIG_UNWIND_USER_SFRAME */
+#else /* !CONFIG_UNWIND_USER */
 
 static inline int unwind_user(struct unwind_stacktrace *trace,
 			      unsigned int max_entries)
@@ -146,6 +152,6 @@ static inline int unwind_user_nofault(struct unwind_stacktrace *trace,
 	return -EOPNOTSUPP;
 }
 
-#endif /* CONFIG_UNWIND_USER_SFRAME */
+#endif /* CONFIG_UNWIND_USER */
 
 #endif /* _LINUX_UNWIND_USER_H */

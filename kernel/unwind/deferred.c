@@ -60,15 +60,19 @@ static u64 unwind_get_cookie(struct unwind_task_info *info)
 	return info->id.id;
 }
 
+/*
+ * The task's cache, sized for the current frame limit.  A trace handed out
+ * during this stay points into the cache until the task returns to user
+ * space, so a changed limit is followed only at the first walk of a stay.
+ */
 static struct unwind_cache *unwind_cache_get(struct unwind_task_info *info)
 {
 	unsigned int max = READ_ONCE(unwind_user_max_frames);
 	struct unwind_cache *cache = info->cache;
 
-	if (cache && cache->max_entries == max)
+	if (cache && (cache->walked || cache->max_entries == max))
 		return cache;
-	/* The limit changed since the last walk of this task: follow it. */
-	cache = kvzalloc(struct_size(cache, entries, max), GFP_KERNEL);
+	cache = kvzalloc(struct_size(cache, entries, max), GFP_KERNEL_ACCOUNT);
 	if (!cache)
 		return info->cache;
 	cache->max_entries = max;
@@ -106,12 +110,15 @@ int unwind_user_faultable(struct unwind_stacktrace *trace)
 	if (!cache)
 		return -ENOMEM;
 	trace->entries = cache->entries;
-	if (cache->nr_entries) {
+	if (cache->walked) {
 		trace->nr = cache->nr_entries;
 		return 0;
 	}
 	unwind_user(trace, cache->max_entries);
 	cache->nr_entries = trace->nr;
+	cache->walked = true;
+	/* unwind_reset_info() forgets the walk on the way to user space. */
+	atomic_long_or(UNWIND_USED, &info->unwind_mask);
 	atomic_long_inc(&unwind_deferred_walks);
 	return 0;
 }

@@ -228,6 +228,7 @@ static int sframe_index_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Index the FDEs of @elem, whose header was read once, into @entry[]. */
 static int sframe_index_element(struct sframe_section *sec,
 				const struct sframe_element *elem,
 				struct sframe_index_entry *entry)
@@ -261,30 +262,92 @@ static int sframe_index_element(struct sframe_section *sec,
 	return 0;
 }
 
-static int sframe_build_index(struct sframe_section *sec)
+/*
+ * Make room for @need entries in @*index, which holds @done and has room
+ * for @*room.  The index grows as elements are read, so that each header
+ * is read once; it stays within what the caller allows the section to
+ * hold, checked before anything is allocated.
+ */
+static int sframe_index_reserve(struct sframe_section *sec,
+				struct sframe_index_entry **index,
+				unsigned int done, unsigned int *room,
+				unsigned int need, size_t max_bytes)
 {
-	struct sframe_index_entry *index;
-	struct sframe_element elem;
-	unsigned long addr = sec->sframe_start;
-	unsigned int done = 0, i;
+	struct sframe_index_entry *bigger;
+	unsigned int n;
+
+	if (need <= *room)
+		return 0;
+	if (need > SFRAME_MAX_INDEX_FDES)
+		return sframe_reject(sec, -E2BIG, "too many FDEs to index");
+	if (need > max_bytes / sizeof(*bigger))
+		return sframe_reject(sec, -EDQUOT, "FDE index over the allowance");
+	n = max(need, min_t(unsigned int, 2 * *room, SFRAME_MAX_INDEX_FDES));
+	n = min_t(size_t, n, max_bytes / sizeof(*bigger));
+	bigger = kvmalloc_array(n, sizeof(*bigger), GFP_KERNEL_ACCOUNT);
+	if (!bigger)
+		return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
+	if (done)
+		memcpy(bigger, *index, done * sizeof(*bigger));
+	kvfree(*index);
+	*index = bigger;
+	*room = n;
+	return 0;
+}
+
+/*
+ * Index every FDE of every element, from @elem, the first, whose header
+ * sframe_section_init() read; @next is where the next element starts, or
+ * 0.  What a header said is used from the one read of it: the section is
+ * in memory the process may change at any time.
+ */
+static int sframe_build_index(struct sframe_section *sec,
+			      struct sframe_element *elem, unsigned long next,
+			      unsigned long end, size_t max_bytes)
+{
+	struct sframe_index_entry *index = NULL, *exact;
+	unsigned int done = 0, room = 0, elements = 1, i;
 	int ret;
 
-	if (sec->num_fdes > SFRAME_MAX_INDEX_FDES)
-		return sframe_reject(sec, -E2BIG, "too many FDEs to index");
-	index = kvmalloc_array(max(sec->num_fdes, 1U), sizeof(*index), GFP_KERNEL_ACCOUNT);
-	if (!index)
-		return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
-
-	/* The headers were checked by sframe_section_init(): walk them again. */
-	do {
-		ret = sframe_parse_header(sec, addr, sec->sframe_end, false, &elem);
-		if (!ret)
-			ret = sframe_index_element(sec, &elem, index + done);
+	for (;;) {
+		/* Parsed headers fit in 4 GiB: the sum cannot wrap. */
+		ret = sframe_index_reserve(sec, &index, done, &room,
+					   done + elem->num_fdes, max_bytes);
+		/* An element of no FDEs may come before any index exists. */
+		if (!ret && elem->num_fdes)
+			ret = sframe_index_element(sec, elem, index + done);
 		if (ret)
 			goto err;
-		done += elem.num_fdes;
-	} while (sframe_next_element(sec, &addr, elem.fres_end, sec->sframe_end));
+		done += elem->num_fdes;
+		sec->sframe_end = elem->fres_end;
+		if (!next)
+			break;
+		if (++elements > SFRAME_MAX_ELEMENTS) {
+			ret = sframe_reject(sec, -E2BIG, "too many elements");
+			goto err;
+		}
+		ret = sframe_parse_header(sec, next, end, false, elem);
+		if (ret)
+			goto err;
+		if (!sframe_next_element(sec, &next, elem->fres_end, end))
+			next = 0;
+	}
 
+	/* Not one FDE: nothing to search, whatever the layout. */
+	sec->num_fdes = done;
+	if (!done)
+		return 0;
+	/* Searched by count: no entry past @done may exist. */
+	if (room > done) {
+		exact = kvmalloc_array(done, sizeof(*exact), GFP_KERNEL_ACCOUNT);
+		if (!exact) {
+			ret = sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
+			goto err;
+		}
+		memcpy(exact, index, done * sizeof(*exact));
+		kvfree(index);
+		index = exact;
+	}
 	sort(index, done, sizeof(*index), sframe_index_cmp, NULL);
 	for (i = 1; i < done; i++) {
 		if (index[i - 1].func_start + index[i - 1].func_size > index[i].func_start) {
@@ -308,25 +371,26 @@ err:
  * @text_start: start of the code the section describes.
  * @text_end: end of that code; lookups outside [@text_start, @text_end)
  *	are not covered.
+ * @max_bytes: kernel memory the section may take (its FDE index).
  *
- * Reads every element header, checks that the parts they describe fit in
- * the section, and builds a sorted FDE index in kernel memory when the
- * section is not one element with sorted FDEs.
+ * Reads every element header once, checks that the parts they describe
+ * fit in the section, and builds a sorted FDE index in kernel memory when
+ * the section is not one element with sorted FDEs.
  *
  * Context: Process context with the address space's user memory mapped;
  *	may fault and sleep.
  * Return: 0 on success; -EINVAL for a malformed section, -EOPNOTSUPP for
  *	one of a version, byte order, ABI or flags this kernel does not read,
  *	-EFAULT if it cannot be read, -E2BIG or -ENOMEM if it is too large to
- *	index.  @sec->reason says which problem it was.
+ *	index, -EDQUOT if its index would take more than @max_bytes.
+ *	@sec->reason says which problem it was.
  */
 int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 			unsigned long sframe_size, unsigned long text_start,
-			unsigned long text_end)
+			unsigned long text_end, size_t max_bytes)
 {
 	struct sframe_element elem;
-	unsigned long addr = sframe_start, end = sframe_start + sframe_size;
-	unsigned int elements = 0, num_fdes = 0;
+	unsigned long next, end = sframe_start + sframe_size;
 	int ret;
 
 	memset(sec, 0, sizeof(*sec));
@@ -341,26 +405,21 @@ int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 	sec->text_start = text_start;
 	sec->text_end = text_end;
 
-	do {
-		if (++elements > SFRAME_MAX_ELEMENTS)
-			return sframe_reject(sec, -E2BIG, "too many elements");
-		ret = sframe_parse_header(sec, addr, end, elements == 1, &elem);
-		if (ret)
-			return ret;
-		if (elements == 1) {
-			sec->fdes = elem.fdes;
-			sec->fres = elem.fres;
-			sec->fres_end = elem.fres_end;
-		}
-		num_fdes += elem.num_fdes;
-		sec->sframe_end = elem.fres_end;
-	} while (sframe_next_element(sec, &addr, elem.fres_end, end));
-	/* At most 4 GiB of 16-byte FDEs: the sum fits. */
-	sec->num_fdes = num_fdes;
-
-	if (elements > 1 || !(sec->flags & SFRAME_F_FDE_SORTED))
-		return sframe_build_index(sec);
-	return 0;
+	ret = sframe_parse_header(sec, sframe_start, end, true, &elem);
+	if (ret)
+		return ret;
+	sec->fdes = elem.fdes;
+	sec->fres = elem.fres;
+	sec->fres_end = elem.fres_end;
+	sec->num_fdes = elem.num_fdes;
+	sec->sframe_end = elem.fres_end;
+	/* An element ends after its header, so no next one starts at 0. */
+	if (!sframe_next_element(sec, &next, elem.fres_end, end)) {
+		if (sec->flags & SFRAME_F_FDE_SORTED)
+			return 0;
+		next = 0;
+	}
+	return sframe_build_index(sec, &elem, next, end, max_bytes);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_init);
 
@@ -417,9 +476,20 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_section_bytes);
  * its own fault label.
  */
 
-static __always_inline int __sframe_fde_start(struct sframe_section *sec,
-					      unsigned int i, unsigned long *start)
+/* sframe_search() callbacks: the start of the i-th FDE, by index or table */
+static __always_inline int sframe_index_start(void *data, unsigned int i,
+					      unsigned long *start)
 {
+	const struct sframe_section *sec = data;
+
+	*start = sec->index[i].func_start;
+	return 0;
+}
+
+static __always_inline int __sframe_fde_start(void *data, unsigned int i,
+					      unsigned long *start)
+{
+	struct sframe_section *sec = data;
 	unsigned long addr = sec->fdes + (unsigned long)i * sframe_fde_size(sec);
 	s64 value;
 
@@ -435,41 +505,6 @@ static __always_inline int __sframe_fde_start(struct sframe_section *sec,
 	return 0;
 efault:
 	return sframe_reject(sec, -EFAULT, "FDE not readable");
-}
-
-/*
- * Binary search for the rightmost FDE starting at or below @ip.  The
- * section claims its FDEs are sorted; the starts seen on the way must agree,
- * or the claim is false and the answer could be wrong.
- */
-static __always_inline int __sframe_search_table(struct sframe_section *sec,
-						 unsigned long ip, unsigned int *found)
-{
-	unsigned long start, low = 0, high = ULONG_MAX;
-	unsigned int lo = 0, hi = sec->num_fdes, mid;
-	bool any = false;
-	int ret;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		ret = __sframe_fde_start(sec, mid, &start);
-		if (ret)
-			return ret;
-		if (start <= ip) {
-			if (start < low)
-				return sframe_reject(sec, -EINVAL, "FDEs not sorted");
-			low = start;
-			*found = mid;
-			any = true;
-			lo = mid + 1;
-		} else {
-			if (start > high)
-				return sframe_reject(sec, -EINVAL, "FDEs not sorted");
-			high = start;
-			hi = mid;
-		}
-	}
-	return any ? 0 : sframe_reject(sec, -ENOENT, "no FDE covers the address");
 }
 
 static __always_inline int __sframe_read_fde(struct sframe_section *sec,
@@ -560,30 +595,27 @@ static __always_inline int __sframe_find_fde(struct sframe_section *sec,
 	u32 prev_size;
 	int ret;
 
-	if (sec->index) {
-		unsigned int lo = 0, hi = sec->num_fdes, mid;
-
-		/* Rightmost entry starting at or below ip */
-		while (lo < hi) {
-			mid = lo + (hi - lo) / 2;
-			if (sec->index[mid].func_start <= ip)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (!lo)
-			return sframe_reject(sec, -ENOENT, "no FDE covers the address");
-		i = lo - 1;
-	} else {
-		ret = __sframe_search_table(sec, ip, &i);
-		if (ret)
-			return ret;
-	}
+	/* One call per callback, so that each is inlined in the window */
+	if (sec->index)
+		ret = sframe_search(sec->num_fdes, ip, sframe_index_start, sec, &i);
+	else
+		ret = sframe_search(sec->num_fdes, ip, __sframe_fde_start, sec, &i);
+	if (ret == -ENOENT)
+		return sframe_reject(sec, ret, "no FDE covers the address");
+	if (ret == -EINVAL)
+		return sframe_reject(sec, ret, "FDEs not sorted");
+	if (ret)
+		return ret;
 	addr = sframe_fde_at(sec, i, &elem);
 
 	ret = __sframe_read_fde(sec, &elem, addr, fde);
 	if (ret)
 		return ret;
+	/* What the index was checked with, not a second read that may differ */
+	if (sec->index) {
+		fde->func_start = sec->index[i].func_start;
+		fde->func_size = sec->index[i].func_size;
+	}
 	if (ip - fde->func_start >= fde->func_size)
 		return sframe_reject(sec, -ENOENT, "no FDE covers the address");
 	if (sec->index)

@@ -4,13 +4,20 @@
  * executable PT_LOADs, from the file's own program headers.
  *
  * Every executable mapping of a file asks, so what was read is kept per
- * file version (inode, size and change time) in a small LRU cache: a
- * library mapped by a thousand processes is read once.  Files without
- * SFrame are remembered too, as most mapped files have none.
+ * file version in a small LRU cache: a library mapped by a thousand
+ * processes is read once.  Files without SFrame are remembered too, as
+ * most mapped files have none.  A version is the inode's change counter
+ * (i_version), which every write moves; time stamps are not enough, as
+ * two writes may share one.  Files of filesystems that keep no such
+ * counter are read every time.
+ *
+ * Only regular files are read: reading a device or a pipe could block,
+ * consume data or warn, and none of them holds an ELF image to map.
  */
 #include <linux/elf.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/iversion.h>
 #include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -27,14 +34,14 @@
 /*
  * A file version.  The inode pointer is only compared, never followed: a
  * freed inode's memory reused for another file would still differ in
- * number, generation or change time.
+ * number, generation or version.
  */
 struct sframe_elf_key {
 	const struct inode	*inode;
 	unsigned long		ino;
 	u32			generation;
 	loff_t			size;
-	struct timespec64	ctime;
+	u64			version;
 };
 
 struct sframe_elf_cached {
@@ -50,16 +57,21 @@ static LIST_HEAD(sframe_elf_lru);
 static unsigned int sframe_elf_cached_nr;
 static unsigned long sframe_elf_hits, sframe_elf_misses;
 
-static void sframe_elf_key(struct file *file, struct sframe_elf_key *key)
+/* False when the file's versions cannot be told apart: no caching then. */
+static bool sframe_elf_key(struct file *file, struct sframe_elf_key *key)
 {
 	struct inode *inode = file_inode(file);
 
 	memset(key, 0, sizeof(*key));
+	if (!IS_I_VERSION(inode))
+		return false;
 	key->inode = inode;
 	key->ino = inode->i_ino;
 	key->generation = inode->i_generation;
 	key->size = i_size_read(inode);
-	key->ctime = inode_get_ctime(inode);
+	/* Asking makes the next write move it. */
+	key->version = inode_query_iversion(inode);
+	return true;
 }
 
 static bool sframe_elf_key_eq(const struct sframe_elf_key *a,
@@ -67,7 +79,7 @@ static bool sframe_elf_key_eq(const struct sframe_elf_key *a,
 {
 	return a->inode == b->inode && a->ino == b->ino &&
 	       a->generation == b->generation && a->size == b->size &&
-	       timespec64_equal(&a->ctime, &b->ctime);
+	       a->version == b->version;
 }
 
 /* Caller holds sframe_elf_lock. */
@@ -123,7 +135,7 @@ static int sframe_elf_read(struct file *file, struct sframe_elf_info *info)
 	size = eh.e_phnum * sizeof(struct elf64_phdr);
 	if (eh.e_phoff > i_size_read(file_inode(file)) - size)
 		return 0;
-	phdrs = kmalloc(size, GFP_KERNEL);
+	phdrs = kmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!phdrs)
 		return -ENOMEM;
 	pos = eh.e_phoff;
@@ -142,28 +154,25 @@ static void sframe_elf_remember(const struct sframe_elf_key *key,
 {
 	struct sframe_elf_cached *c, *old = NULL;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	c = kmalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return;
 	c->key = *key;
 	c->info = *info;
 
-	spin_lock(&sframe_elf_lock);
-	old = sframe_elf_find(key);
-	if (old) {
-		hash_del(&old->hash);
-		list_del(&old->lru);
-		sframe_elf_cached_nr--;
-	} else if (sframe_elf_cached_nr >= SFRAME_ELF_CACHE_MAX) {
-		old = list_last_entry(&sframe_elf_lru, struct sframe_elf_cached, lru);
-		hash_del(&old->hash);
-		list_del(&old->lru);
-		sframe_elf_cached_nr--;
+	scoped_guard(spinlock, &sframe_elf_lock) {
+		old = sframe_elf_find(key);
+		if (!old && sframe_elf_cached_nr >= SFRAME_ELF_CACHE_MAX)
+			old = list_last_entry(&sframe_elf_lru, struct sframe_elf_cached, lru);
+		if (old) {
+			hash_del(&old->hash);
+			list_del(&old->lru);
+			sframe_elf_cached_nr--;
+		}
+		hash_add(sframe_elf_cache, &c->hash, (unsigned long)key->inode);
+		list_add(&c->lru, &sframe_elf_lru);
+		sframe_elf_cached_nr++;
 	}
-	hash_add(sframe_elf_cache, &c->hash, (unsigned long)key->inode);
-	list_add(&c->lru, &sframe_elf_lru);
-	sframe_elf_cached_nr++;
-	spin_unlock(&sframe_elf_lock);
 	kfree(old);
 }
 
@@ -171,7 +180,8 @@ static void sframe_elf_remember(const struct sframe_elf_key *key,
  * sframe_elf_info() - where a file keeps its SFrame section
  * @file: a file open for reading (as mapped files are).
  * @info: filled in; @info->has_sframe is false for anything that is not a
- *	64-bit ELF file of this architecture with PT_GNU_SFRAME and code.
+ *	64-bit ELF regular file of this architecture with PT_GNU_SFRAME and
+ *	code.
  *
  * Context: Process context, no mmap lock held (reads the file); may sleep.
  * Return: 0, or the error reading the file gave (nothing is cached then).
@@ -180,23 +190,26 @@ int sframe_elf_info(struct file *file, struct sframe_elf_info *info)
 {
 	struct sframe_elf_cached *c;
 	struct sframe_elf_key key;
+	bool cacheable;
 	int ret;
 
-	sframe_elf_key(file, &key);
-	spin_lock(&sframe_elf_lock);
-	c = sframe_elf_find(&key);
-	if (c && sframe_elf_key_eq(&c->key, &key)) {
-		*info = c->info;
-		list_move(&c->lru, &sframe_elf_lru);
-		sframe_elf_hits++;
-		spin_unlock(&sframe_elf_lock);
+	memset(info, 0, sizeof(*info));
+	if (!S_ISREG(file_inode(file)->i_mode))
 		return 0;
+	cacheable = sframe_elf_key(file, &key);
+	scoped_guard(spinlock, &sframe_elf_lock) {
+		c = cacheable ? sframe_elf_find(&key) : NULL;
+		if (c && sframe_elf_key_eq(&c->key, &key)) {
+			*info = c->info;
+			list_move(&c->lru, &sframe_elf_lru);
+			sframe_elf_hits++;
+			return 0;
+		}
+		sframe_elf_misses++;
 	}
-	sframe_elf_misses++;
-	spin_unlock(&sframe_elf_lock);
 
 	ret = sframe_elf_read(file, info);
-	if (!ret)
+	if (!ret && cacheable)
 		sframe_elf_remember(&key, info);
 	return ret;
 }
@@ -209,9 +222,9 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_elf_info);
  */
 void sframe_elf_cache_stats(unsigned long *hits, unsigned long *misses)
 {
-	spin_lock(&sframe_elf_lock);
-	*hits = sframe_elf_hits;
-	*misses = sframe_elf_misses;
-	spin_unlock(&sframe_elf_lock);
+	scoped_guard(spinlock, &sframe_elf_lock) {
+		*hits = sframe_elf_hits;
+		*misses = sframe_elf_misses;
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_elf_cache_stats);

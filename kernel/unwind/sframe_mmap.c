@@ -12,6 +12,7 @@
  * the section's data in place too.
  */
 #include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/overflow.h>
@@ -118,7 +119,7 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
 	if (mm != current->mm ||
 	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
 		return;
-	w = kmalloc(sizeof(*w), GFP_KERNEL);
+	w = kmalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return;
 	init_task_work(&w->work, sframe_mmap_work);
@@ -137,7 +138,9 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
 void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 		 unsigned long end)
 {
-	if (vma->vm_file && (vma->vm_flags & VM_EXEC))
+	/* Only regular files hold ELF images: see sframe_elf_info(). */
+	if (vma->vm_file && (vma->vm_flags & VM_EXEC) &&
+	    S_ISREG(file_inode(vma->vm_file)->i_mode))
 		sframe_queue(vma->vm_mm, start, end);
 }
 

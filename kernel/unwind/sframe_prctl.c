@@ -6,6 +6,7 @@
  * clone3() and openat2() read theirs.
  */
 #include <linux/overflow.h>
+#include <linux/prctl.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/sframe.h>

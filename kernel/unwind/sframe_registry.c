@@ -106,11 +106,19 @@ static bool sframe_range_live(const struct sframe_range *r)
 	return r->start != READ_ONCE(r->end);
 }
 
+/* Kernel memory a table of @nr_ranges takes, charged like its sections */
+static size_t sframe_table_bytes(unsigned int nr_ranges)
+{
+	struct sframe_table *t;
+
+	return struct_size(t, ranges, nr_ranges);
+}
+
 static struct sframe_table *sframe_table_alloc(unsigned int nr_ranges)
 {
 	struct sframe_table *t;
 
-	t = kvmalloc(struct_size(t, ranges, nr_ranges), GFP_KERNEL_ACCOUNT);
+	t = kvmalloc(sframe_table_bytes(nr_ranges), GFP_KERNEL_ACCOUNT);
 	if (t)
 		t->nr_ranges = nr_ranges;
 	return t;
@@ -130,24 +138,24 @@ static void sframe_table_publish(struct mm_struct *mm, struct sframe_table *old,
 		kvfree_rcu(old, rcu);
 }
 
+static __always_inline int sframe_range_start(void *data, unsigned int i,
+					      unsigned long *start)
+{
+	const struct sframe_table *t = data;
+
+	*start = t->ranges[i].start;
+	return 0;
+}
+
 /* The last range starting at or below @ip, if it covers @ip. */
 static struct sframe_range *sframe_range_find(struct sframe_table *t,
 					      unsigned long ip)
 {
-	unsigned int lo = 0, hi = t->nr_ranges, mid;
-	struct sframe_range *r;
+	unsigned int i;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (t->ranges[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (sframe_search(t->nr_ranges, ip, sframe_range_start, t, &i))
 		return NULL;
-	r = &t->ranges[lo - 1];
-	return ip < READ_ONCE(r->end) ? r : NULL;
+	return ip < READ_ONCE(t->ranges[i].end) ? &t->ranges[i] : NULL;
 }
 
 /**
@@ -199,7 +207,12 @@ static unsigned int sframe_cut_range(struct mm_struct *mm,
 		return 0;
 	if (sframe_cut_data(mm, e, cut))
 		return 0;
-	if (cut->start >= r->end || cut->end <= r->start) {
+	/*
+	 * A JIT makes its code writable to patch it and executable again:
+	 * what it registered stays until it unregisters or unmaps it.
+	 */
+	if (cut->start >= r->end || cut->end <= r->start ||
+	    (!cut->data_gone && test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags))) {
 		out[0] = *r;
 		return 1;
 	}
@@ -306,7 +319,8 @@ static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 	}
 	if (!joins && sections >= READ_ONCE(sframe_max_sections))
 		return -ENOSPC;
-	if (!joins && bytes + e->bytes > READ_ONCE(sframe_max_bytes))
+	if (bytes + (joins ? 0 : e->bytes) + sframe_table_bytes(nr + 1) >
+	    READ_ONCE(sframe_max_bytes))
 		return -EDQUOT;
 
 	new = sframe_table_alloc(nr + 1);
@@ -396,6 +410,16 @@ static int sframe_check_mapped(struct mm_struct *mm, struct file *file,
 	return ret;
 }
 
+/*
+ * Only data that says something wrong condemns a section.  A page that
+ * cannot be read (unmapped by a racing munmap, not resident for a
+ * non-faulting walk) or a walk's row budget says nothing about it.
+ */
+static bool sframe_malformed(int err)
+{
+	return err == -EINVAL || err == -EOPNOTSUPP;
+}
+
 static void sframe_report(const struct sframe_entry *e, int err)
 {
 	if (e->file)
@@ -443,6 +467,34 @@ static int sframe_add_range(struct mm_struct *mm, const struct sframe_add *add)
 	return ret;
 }
 
+/*
+ * What one more section of @mm may take in kernel memory for its index, or
+ * -ENOSPC or -EDQUOT when the process has no room for another: checked
+ * before a section is read, and again when it is added.
+ */
+static int sframe_room(struct mm_struct *mm, size_t *room)
+{
+	size_t used = sizeof(struct sframe_entry), max = READ_ONCE(sframe_max_bytes);
+	unsigned int sections = 0, ranges = 0;
+	struct sframe_table *t;
+
+	scoped_guard(rcu) {
+		t = rcu_dereference(mm->sframe_table);
+		if (t) {
+			sections = t->nr_sections;
+			ranges = t->nr_ranges;
+			used += t->bytes;
+		}
+	}
+	if (sections >= READ_ONCE(sframe_max_sections))
+		return -ENOSPC;
+	used += sframe_table_bytes(ranges + 1);
+	if (used > max)
+		return -EDQUOT;
+	*room = max - used;
+	return 0;
+}
+
 /**
  * sframe_add_section() - register a section in an address space
  * @mm: the address space, current->mm (the section is read from it).
@@ -464,6 +516,7 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 {
 	unsigned long sframe_end = add->sframe_start + add->sframe_size;
 	struct sframe_entry *e;
+	size_t room;
 	int ret;
 
 	if (!add->sframe_size || sframe_end < add->sframe_start ||
@@ -484,6 +537,9 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 			return ret;
 	}
 
+	ret = sframe_room(mm, &room);
+	if (ret)
+		return ret;
 	e = sframe_entry_alloc();
 	if (!e)
 		return -ENOMEM;
@@ -494,7 +550,7 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	e->sframe_start = add->sframe_start;
 	e->sframe_end = sframe_end;
 	ret = sframe_section_init(&e->sec, add->sframe_start, add->sframe_size,
-				  add->seg_start, add->seg_end);
+				  add->seg_start, add->seg_end, room);
 	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
 		ret = sframe_section_validate(&e->sec);
 	if (ret) {
@@ -596,10 +652,28 @@ void sframe_mm_init(struct mm_struct *mm)
 	RCU_INIT_POINTER(mm->sframe_table, NULL);
 }
 
+/*
+ * What dup_mmap() did not give the child (VM_DONTCOPY), or gave it only
+ * as zeros (VM_WIPEONFORK), is gone from the child as if unmapped: its
+ * text and the sections whose data lay there.
+ */
+static void sframe_cut_uncopied(struct mm_struct *oldmm, struct mm_struct *mm)
+{
+	VMA_ITERATOR(vmi, oldmm, 0);
+	struct vm_area_struct *vma;
+
+	for_each_vma(vmi, vma) {
+		if (vma->vm_flags & (VM_DONTCOPY | VM_WIPEONFORK))
+			sframe_remove_range(mm, vma->vm_start, vma->vm_end, true);
+	}
+}
+
 /**
  * sframe_dup_mm() - hook: give a forked child copies of the parent's sections
  * @oldmm: the parent's address space, mmap lock held for writing.
- * @mm: the child's, not yet in use.
+ * @mm: the child's, its mappings copied, mmap lock held for writing.
+ *
+ * The child gets the sections of what it has of the parent's memory.
  *
  * Return: 0, or -ENOMEM (the fork fails).
  */
@@ -663,6 +737,7 @@ int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 		return ret;
 	}
 	rcu_assign_pointer(mm->sframe_table, new);
+	sframe_cut_uncopied(oldmm, mm);
 	return 0;
 }
 
@@ -703,31 +778,35 @@ static struct sframe_entry *sframe_entry_at(struct mm_struct *mm,
  * sframe_lookup() - the frame rules at a user address of the current task
  * @ip: the address.
  * @frame: where to store the rules.
+ * @budget: FREs the lookup may read, decremented (sframe_find_bounded()).
  *
- * A section that turns out malformed or unreadable is dropped for this
- * process, with one rate-limited message naming it.
+ * A section found malformed is dropped for this process, with one
+ * rate-limited message naming it.  One that cannot be read is not: the
+ * page may have gone with a racing munmap(), which removes the section
+ * anyway, or be back at the next lookup.
  *
  * Context: Process context; may fault and sleep.
  * Return: 0 on success; -ENOENT if no usable section describes @ip, or
- *	the reader's error for the section that should have.
+ *	the reader's error for the section that should have; -E2BIG when
+ *	@budget ran out.
  */
-int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame)
+int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
+		  unsigned int *budget)
 {
-	struct mm_struct *mm = current->mm;
 	struct sframe_entry *e;
 	int ret;
 
 	might_fault();
-	rcu_read_lock();
-	e = sframe_entry_at(mm, ip);
-	if (e && !refcount_inc_not_zero(&e->ref))
-		e = NULL;
-	rcu_read_unlock();
+	scoped_guard(rcu) {
+		e = sframe_entry_at(current->mm, ip);
+		if (e && !refcount_inc_not_zero(&e->ref))
+			e = NULL;
+	}
 	if (!e)
 		return -ENOENT;
 
-	ret = sframe_find(&e->sec, ip, frame);
-	if (ret && ret != -ENOENT && !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
+	ret = sframe_find_bounded(&e->sec, ip, frame, budget);
+	if (sframe_malformed(ret) && !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
 		sframe_report(e, ret);
 	sframe_entry_put(e);
 	return ret;
@@ -755,14 +834,10 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 			  unsigned int *budget)
 {
 	struct sframe_entry *e;
-	int ret = -ENOENT;
 
-	rcu_read_lock();
+	guard(rcu)();
 	e = sframe_entry_at(current->mm, ip);
-	if (e)
-		ret = sframe_find_bounded(&e->sec, ip, frame, budget);
-	rcu_read_unlock();
-	return ret;
+	return e ? sframe_find_bounded(&e->sec, ip, frame, budget) : -ENOENT;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_nofault);
 

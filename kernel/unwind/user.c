@@ -181,7 +181,7 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 
 	ret = state->nofault ?
 	      sframe_lookup_nofault(state->ip, &frame, &state->fre_budget) :
-	      sframe_lookup(state->ip, &frame);
+	      sframe_lookup(state->ip, &frame, &state->fre_budget);
 	if (ret)
 		return ret;
 	if (frame.outermost) {
@@ -307,6 +307,9 @@ int unwind_user_next(struct unwind_user_state *state)
 
 	if (state->done)
 		return -EINVAL;
+	/* Thousands of frames, each faulting pages in: let others run. */
+	if (!state->nofault)
+		cond_resched();
 
 	for_each_set_bit(bit, &types, NR_UNWIND_USER_TYPE_BITS) {
 		switch (BIT(bit)) {
@@ -360,13 +363,15 @@ void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 	state->stack_low = sp;
 	state->ws = ws;
 	state->nofault = nofault;
-	state->fre_budget = UNWIND_USER_NOFAULT_FRES;
+	state->fre_budget = nofault ? UNWIND_USER_NOFAULT_FRES :
+				      UNWIND_USER_FAULTABLE_FRES;
 	state->topmost = true;
 	state->available_types = UNWIND_USER_TYPE_FP;
 	/* Compat tasks have no SFrame ABI and another signal frame. */
 	if (ws == sizeof(long))
-		state->available_types |= UNWIND_USER_TYPE_SFRAME |
-					  UNWIND_USER_TYPE_SIGNAL;
+		state->available_types |= UNWIND_USER_TYPE_SIGNAL;
+	if (ws == sizeof(long) && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME))
+		state->available_types |= UNWIND_USER_TYPE_SFRAME;
 	if (!ws)
 		state->done = true;
 }

@@ -7,7 +7,9 @@
 #include <kunit/test.h>
 #include <linux/elf.h>
 #include <linux/file.h>
+#include <linux/fcntl.h>
 #include <linux/fs.h>
+#include <linux/pipe_fs_i.h>
 #include <linux/shmem_fs.h>
 #include <uapi/linux/sframe.h>
 
@@ -272,10 +274,72 @@ static void elf_cache_test(struct kunit *test)
 	fput(file);
 }
 
+/*
+ * Two writes of the same size may fall in one tick of the clock that
+ * stamps change times: the second must still be seen as a new version.
+ */
+static void elf_cache_same_tick_test(struct kunit *test)
+{
+	struct timespec64 ctime, mtime;
+	struct sframe_elf_info info;
+	struct elf_image *im;
+	struct inode *inode;
+	struct file *file;
+	loff_t pos = 0;
+
+	im = kunit_kzalloc(test, sizeof(*im), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, im);
+	elf_good(im);
+	file = elf_file(test, im, sizeof(*im));
+	inode = file_inode(file);
+	KUNIT_EXPECT_EQ(test, sframe_elf_info(file, &info), 0);
+	KUNIT_EXPECT_TRUE(test, info.has_sframe);
+
+	ctime = inode_get_ctime(inode);
+	mtime = inode_get_mtime(inode);
+	elf_no_sframe(im);
+	KUNIT_ASSERT_EQ(test, kernel_write(file, im, sizeof(*im), &pos),
+			(ssize_t)sizeof(*im));
+	inode_set_ctime_to_ts(inode, ctime);
+	inode_set_mtime_to_ts(inode, mtime);
+	KUNIT_EXPECT_EQ(test, sframe_elf_info(file, &info), 0);
+	KUNIT_EXPECT_FALSE(test, info.has_sframe);
+	fput(file);
+}
+
+/*
+ * Only regular files are read: a pipe (or a device) mapped executable
+ * must not lose data, block or warn because the kernel looked for SFrame.
+ */
+static void elf_not_regular_test(struct kunit *test)
+{
+	struct sframe_elf_info info = { .has_sframe = true };
+	struct file *pipe[2];
+	struct elf_image *im;
+	loff_t pos = 0;
+
+	im = kunit_kzalloc(test, sizeof(*im), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, im);
+	elf_good(im);
+	KUNIT_ASSERT_EQ(test, create_pipe_files(pipe, O_NONBLOCK), 0);
+	KUNIT_EXPECT_EQ(test, kernel_write(pipe[1], im, sizeof(*im), &pos),
+			(ssize_t)sizeof(*im));
+	KUNIT_EXPECT_EQ(test, sframe_elf_info(pipe[0], &info), 0);
+	KUNIT_EXPECT_FALSE(test, info.has_sframe);
+	/* Everything written is still there for the pipe's reader. */
+	pos = 0;
+	KUNIT_EXPECT_EQ(test, kernel_read(pipe[0], im, sizeof(*im), &pos),
+			(ssize_t)sizeof(*im));
+	fput(pipe[0]);
+	fput(pipe[1]);
+}
+
 static struct kunit_case sframe_elf_test_cases[] = {
 	KUNIT_CASE_PARAM(elf_info_test, elf_gen_params),
 	KUNIT_CASE(elf_short_file_test),
 	KUNIT_CASE(elf_cache_test),
+	KUNIT_CASE(elf_cache_same_tick_test),
+	KUNIT_CASE(elf_not_regular_test),
 	{}
 };
 

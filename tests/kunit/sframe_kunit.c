@@ -8,6 +8,8 @@
  * ASan and UBSan in tools/testing/sframe/.
  */
 #include <kunit/test.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sframe.h>
 #include <linux/uaccess.h>
@@ -64,7 +66,7 @@ static int sframe_test_open(struct sframe_test_ctx *ctx, struct sframe_section *
 			    u32 size)
 {
 	return sframe_section_init(sec, ctx->addr, size, ctx->text - SFB_TEXT_BEFORE,
-				   ctx->text + SFB_TEXT_SIZE);
+				   ctx->text + SFB_TEXT_SIZE, SIZE_MAX);
 }
 
 KUNIT_ARRAY_PARAM_DESC(sframe_decode, sframe_decode_cases, name);
@@ -173,7 +175,9 @@ static void sframe_validate_test(struct kunit *test)
 		size = sframe_decode_case_bytes(c, SFRAME_ABI, ctx->buf, ctx->addr,
 						ctx->text);
 		sframe_test_place(test, ctx, 0);
-		if (sframe_test_open(ctx, &sec, size))
+		ret = sframe_test_open(ctx, &sec, size);
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s: init: %s", c->name, sec.reason);
+		if (ret)
 			continue;
 		ret = sframe_section_validate(&sec);
 		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s: %s", c->name, sec.reason);
@@ -244,7 +248,7 @@ static int sframe_test_limit(struct kunit *test, const u8 *bytes, u32 copy,
 			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_NE(test, addr, 0);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, bytes, copy), 0);
-	ret = sframe_section_init(&sec, addr, size, addr, addr + 1);
+	ret = sframe_section_init(&sec, addr, size, addr, addr + 1, SIZE_MAX);
 	if (!ret)
 		sframe_section_release(&sec);
 	return ret;
@@ -259,9 +263,9 @@ static void sframe_limits_test(struct kunit *test)
 	u8 *buf;
 
 	KUNIT_EXPECT_EQ(test, sframe_section_init(&sec, ctx->addr, 1UL << 32,
-						  ctx->text, ctx->text + 1), -EINVAL);
+						  ctx->text, ctx->text + 1, SIZE_MAX), -EINVAL);
 	KUNIT_EXPECT_EQ(test, sframe_section_init(&sec, ctx->addr, SFB_BUF_SIZE,
-						  ctx->text, ctx->text), -EINVAL);
+						  ctx->text, ctx->text, SIZE_MAX), -EINVAL);
 
 	buf = kvzalloc((SFRAME_MAX_ELEMENTS + 1) * 28, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
@@ -276,6 +280,107 @@ static void sframe_limits_test(struct kunit *test)
 	kvfree(buf);
 }
 
+/*
+ * A second writer, as another thread of the process may be: the section
+ * lies in a special mapping whose faults the test serves, and the first
+ * touch of the page after it rewrites the second element's FDE count.
+ * The reader looks there for a third element right after reading the
+ * second one, so a reader that read that header again would see a count
+ * that no longer fits and refuse a section it had accepted (or worse, had
+ * the count stayed in bounds: write past the index it sized).
+ */
+struct sframe_race {
+	struct vm_special_mapping	spec;
+	struct page			*pages[2];
+	unsigned int			count_off;	/* second header's num_fdes */
+	bool				fired;
+};
+
+static vm_fault_t sframe_race_fault(const struct vm_special_mapping *sm,
+				    struct vm_area_struct *vma,
+				    struct vm_fault *vmf)
+{
+	struct sframe_race *race = container_of(sm, struct sframe_race, spec);
+	u32 *count;
+
+	if (vmf->pgoff >= ARRAY_SIZE(race->pages))
+		return VM_FAULT_SIGBUS;
+	if (vmf->pgoff == 1 && !race->fired) {
+		count = page_address(race->pages[0]) + race->count_off;
+		*count = *count + 1;
+		race->fired = true;
+	}
+	vmf->page = race->pages[vmf->pgoff];
+	get_page(vmf->page);
+	return 0;
+}
+
+static void sframe_race_test(struct kunit *test)
+{
+	const struct sframe_decode_case *second = NULL;
+	struct sframe_test_ctx *ctx = test->priv;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct sframe_race *race;
+	struct sframe_section sec;
+	struct sfb_layout l;
+	struct sfb_spec *s;
+	unsigned long addr;
+	u32 size, off, fre_len;
+	unsigned int i;
+	char got[128];
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sframe_decode_cases); i++)
+		if (!strcmp(sframe_decode_cases[i].name, "concatenated_second"))
+			second = &sframe_decode_cases[i];
+	KUNIT_ASSERT_NOT_NULL(test, second);
+	race = kunit_kzalloc(test, sizeof(*race), GFP_KERNEL);
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, race);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (i = 0; i < ARRAY_SIZE(race->pages); i++) {
+		race->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, race->pages[i]);
+	}
+	race->spec.name = "[sframe_race]";
+	race->spec.fault = sframe_race_fault;
+
+	/* Both elements in the first page, the second one ending with it. */
+	addr = vm_mmap(NULL, 0, 2 * PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_EQ(test, vm_munmap(addr, 2 * PAGE_SIZE), 0);
+	spec_base(s, SFRAME_ABI);
+	off = ALIGN(sfb_build(s, ctx->buf, addr, ctx->text, &l), 8);
+	size = sframe_case_build(spec_base, spec_second_element, SFRAME_ABI, ctx->buf,
+				 addr, ctx->text, &l);
+	race->count_off = off + offsetof(struct sframe_header, num_fdes);
+	/* A longer FRE sub-section, all in native byte order: no harm. */
+	memcpy(&fre_len, ctx->buf + off + offsetof(struct sframe_header, fre_len), 4);
+	fre_len += PAGE_SIZE - size;
+	memcpy(ctx->buf + off + offsetof(struct sframe_header, fre_len), &fre_len, 4);
+	memcpy(page_address(race->pages[0]), ctx->buf, size);
+
+	mmap_write_lock(mm);
+	vma = _install_special_mapping(mm, addr, 2 * PAGE_SIZE, VM_READ | VM_MAYREAD,
+				       &race->spec);
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(vma));
+
+	ret = sframe_section_init(&sec, addr, 2 * PAGE_SIZE, ctx->text - SFB_TEXT_BEFORE,
+				  ctx->text + SFB_TEXT_SIZE, SIZE_MAX);
+	KUNIT_EXPECT_TRUE(test, race->fired);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "init: %s", sec.reason);
+	if (!ret) {
+		sframe_describe_lookup(&sec, ctx->text + second->pc, got, sizeof(got));
+		KUNIT_EXPECT_STREQ(test, got, second->expect);
+		sframe_section_release(&sec);
+	}
+	vm_munmap(addr, 2 * PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(race->pages); i++)
+		__free_page(race->pages[i]);
+}
+
 static void sframe_real_test(struct kunit *test)
 {
 	const struct sframe_real_section *r = &sframe_real;
@@ -285,8 +390,9 @@ static void sframe_real_test(struct kunit *test)
 	char got[128];
 	int ret;
 
-	if (!r->size)
-		kunit_skip(test, "no assembler output was generated for this build");
+	/* tools/testing/sframe/gen-kunit-real writes it before every build. */
+	KUNIT_ASSERT_NE_MSG(test, r->size, 0,
+			    "no assembler output was generated for this build");
 	/* Text must keep its distance from the section: PC-relative starts. */
 	addr = kunit_vm_mmap(test, NULL, 0, PAGE_ALIGN(r->size), PROT_READ | PROT_WRITE,
 			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
@@ -295,7 +401,7 @@ static void sframe_real_test(struct kunit *test)
 	base = addr - r->sframe_vaddr;
 
 	ret = sframe_section_init(&sec, addr, r->size, base + r->text_start,
-				  base + r->text_end);
+				  base + r->text_end, SIZE_MAX);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "init: %s", sec.reason);
 	KUNIT_EXPECT_EQ(test, sec.version, r->version);
 	KUNIT_EXPECT_EQ(test, sec.num_fdes, r->num_fdes);
@@ -315,6 +421,7 @@ static struct kunit_case sframe_reader_cases[] = {
 	KUNIT_CASE(sframe_validate_test),
 	KUNIT_CASE(sframe_nofault_test),
 	KUNIT_CASE(sframe_limits_test),
+	KUNIT_CASE(sframe_race_test),
 	KUNIT_CASE(sframe_real_test),
 	{}
 };

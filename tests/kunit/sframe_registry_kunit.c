@@ -3,18 +3,25 @@
  * KUnit tests for the per-mm SFrame registry and the explicit registration
  * call.  Each test works in the test thread's own address space: it maps
  * "text" and a section built by sframe_build.h, registers it, and changes
- * the mappings with the same vm_mmap()/vm_munmap() a process's syscalls
- * reach, so the hooks in mm/ run for real.
+ * the mappings with the same vm_mmap(), vm_munmap(), mprotect_fixup(),
+ * madvise and fork paths a process's syscalls reach, so the hooks in mm/
+ * and kernel/fork.c run for real.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/prctl.h>
 #include <linux/sched/mm.h>
 #include <linux/sframe.h>
 #include <linux/sframe_mm.h>
+#include <linux/shmem_fs.h>
 #include <linux/uaccess.h>
+#include <asm/tlb.h>
 #include <asm/unwind_user_sframe.h>
 
 #include "../sframe_registry.h"
+#include "kunit_fork.h"
 #include "sframe_build.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -52,6 +59,7 @@ static void reg_build(struct kunit *test, struct reg_ctx *ctx, u8 version)
 static int reg_init(struct kunit *test)
 {
 	struct reg_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	ctx->text = kunit_vm_mmap(test, NULL, 0, REG_TEXT_PAGES * PAGE_SIZE,
@@ -67,7 +75,16 @@ static int reg_init(struct kunit *test)
 	KUNIT_ASSERT_NE(test, ctx->sframe, 0);
 	KUNIT_ASSERT_NE(test, ctx->uarg, 0);
 	reg_build(test, ctx, SFRAME_VERSION_3);
-	ctx->live = sframe_live_sections();
+	/*
+	 * The previous case's thread may still be dropping its address
+	 * space, and its sections with it, after KUnit has moved on.
+	 */
+	for (i = 0; i < 100; i++) {
+		ctx->live = sframe_live_sections();
+		msleep(20);
+		if (sframe_live_sections() == ctx->live)
+			break;
+	}
 	ctx->max_sections = sframe_max_sections;
 	ctx->max_bytes = sframe_max_bytes;
 	test->priv = ctx;
@@ -101,6 +118,49 @@ static unsigned int reg_ranges(struct reg_ctx *ctx)
 	return sframe_mm_ranges(current->mm, ctx->info, REG_MAX_RANGES);
 }
 
+static int reg_lookup(unsigned long ip, struct unwind_user_frame *frame)
+{
+	unsigned int budget = UINT_MAX;
+
+	return sframe_lookup(ip, frame, &budget);
+}
+
+/*
+ * mprotect() of [@start, @start + @len), which one VMA must cover: the
+ * part of do_mprotect_pkey() that reaches the registry's hook.
+ */
+static int reg_mprotect(unsigned long start, unsigned long len, unsigned long prot)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long end = start + len;
+	struct vm_area_struct *vma, *prev;
+	struct vma_iterator vmi;
+	struct mmu_gather tlb;
+	int ret = -ENOMEM;
+
+	mmap_write_lock(mm);
+	vma_iter_init(&vmi, mm, start);
+	vma = vma_find(&vmi, end);
+	if (vma && vma->vm_start <= start && vma->vm_end >= end) {
+		prev = vma_prev(&vmi);
+		if (start > vma->vm_start)
+			prev = vma;
+		vma = vma_find(&vmi, end);
+		tlb_gather_mmu(&tlb, mm);
+		ret = mprotect_fixup(&vmi, &tlb, vma, &prev, start, end,
+				     calc_vm_prot_bits(prot, 0) |
+				     (vma->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC)));
+		tlb_finish_mmu(&tlb);
+	}
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+static int reg_madvise(unsigned long start, unsigned long len, int advice)
+{
+	return do_madvise(current->mm, start, len, advice);
+}
+
 static void reg_expect_range(struct kunit *test, struct reg_ctx *ctx,
 			     unsigned int i, unsigned long start,
 			     unsigned long end)
@@ -117,7 +177,7 @@ static void reg_add_lookup_test(struct kunit *test)
 	struct unwind_user_frame frame;
 	unsigned long end = ctx->text + REG_TEXT_PAGES * PAGE_SIZE;
 
-	KUNIT_EXPECT_EQ(test, sframe_lookup(ctx->text, &frame), -ENOENT);
+	KUNIT_EXPECT_EQ(test, reg_lookup(ctx->text, &frame), -ENOENT);
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, ctx->text, end), 0);
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
@@ -126,12 +186,12 @@ static void reg_add_lookup_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ctx->info[0].bad);
 	KUNIT_EXPECT_EQ(test, ctx->info[0].num_fdes, 3);
 
-	KUNIT_EXPECT_EQ(test, sframe_lookup(ctx->text, &frame), 0);
+	KUNIT_EXPECT_EQ(test, reg_lookup(ctx->text, &frame), 0);
 	KUNIT_EXPECT_EQ(test, frame.cfa.base, UNWIND_USER_BASE_SP);
-	KUNIT_EXPECT_EQ(test, sframe_lookup(ctx->text - 1, &frame), -ENOENT);
-	KUNIT_EXPECT_EQ(test, sframe_lookup(end, &frame), -ENOENT);
+	KUNIT_EXPECT_EQ(test, reg_lookup(ctx->text - 1, &frame), -ENOENT);
+	KUNIT_EXPECT_EQ(test, reg_lookup(end, &frame), -ENOENT);
 	/* Covered text without an FDE is not an error of the section. */
-	KUNIT_EXPECT_EQ(test, sframe_lookup(end - 1, &frame), -ENOENT);
+	KUNIT_EXPECT_EQ(test, reg_lookup(end - 1, &frame), -ENOENT);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
 	KUNIT_EXPECT_FALSE(test, ctx->info[0].bad);
 
@@ -234,61 +294,189 @@ static void reg_map_fixed_test(struct kunit *test)
 	reg_expect_range(test, ctx, 1, t + 3 * p, t + 4 * p);
 }
 
-/* Dropping exec trims text but leaves sections whose data lies there. */
+/*
+ * A file's text: REG_TEXT_PAGES of a shmem file mapped executable, and its
+ * section (in the anonymous ctx->sframe) registered as the mmap hook does.
+ */
+static unsigned long reg_add_file(struct kunit *test, struct reg_ctx *ctx)
+{
+	unsigned long len = REG_TEXT_PAGES * PAGE_SIZE, t;
+	struct sframe_add add;
+	struct file *file;
+
+	file = shmem_kernel_file_setup("sframe-reg-test", len, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	t = vm_mmap(file, 0, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0);
+	fput(file);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(t));
+	/* The section's rules name the text it was built for. */
+	ctx->text = t;
+	reg_build(test, ctx, SFRAME_VERSION_3);
+	add = (struct sframe_add){
+		.file = file, .file_base = t,
+		.sframe_start = ctx->sframe, .sframe_size = ctx->size,
+		.seg_start = t, .seg_end = t + len, .start = t, .end = t + len,
+	};
+	KUNIT_ASSERT_EQ(test, sframe_add_section(current->mm, &add), 0);
+	return t;
+}
+
+/*
+ * mprotect() dropping exec trims a file's text, and leaves its section
+ * alone when only its data's protection changes.
+ */
 static void reg_noexec_test(struct kunit *test)
 {
 	struct reg_ctx *ctx = test->priv;
-	struct mm_struct *mm = current->mm;
-	unsigned long p = PAGE_SIZE, t = ctx->text;
+	unsigned long p = PAGE_SIZE, t = reg_add_file(test, ctx);
 
-	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 4 * p), 0);
-	mmap_write_lock(mm);
-	sframe_remove_range(mm, ctx->sframe, ctx->sframe + p, false);
-	sframe_remove_range(mm, t + 3 * p, t + 4 * p, false);
-	mmap_write_unlock(mm);
+	KUNIT_ASSERT_EQ(test, reg_mprotect(ctx->sframe, p, PROT_READ), 0);
+	KUNIT_ASSERT_EQ(test, reg_mprotect(t + 3 * p, p, PROT_READ), 0);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
 	reg_expect_range(test, ctx, 0, t, t + 3 * p);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].explicit);
 }
 
-/* A child gets copies: same ranges, its own sections. */
+/* A JIT flips its code RX -> RW -> RX to patch it: its registration stays. */
+static void reg_jit_flip_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+	struct unwind_user_frame frame;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 4 * p), 0);
+	KUNIT_ASSERT_EQ(test, reg_mprotect(t, 4 * p, PROT_READ | PROT_WRITE), 0);
+	KUNIT_ASSERT_EQ(test, reg_mprotect(t, 4 * p, PROT_READ | PROT_EXEC), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t, t + 4 * p);
+	KUNIT_EXPECT_EQ(test, reg_lookup(t, &frame), 0);
+	/* Unmapping still removes it. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(t, 4 * p), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+}
+
+/*
+ * A section that cannot be read for a while (its data made inaccessible,
+ * or unmapped by a racing munmap()) is not malformed: it stays usable.
+ */
+static void reg_unreadable_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long t = ctx->text;
+	struct unwind_user_frame frame;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + PAGE_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, reg_mprotect(ctx->sframe, SFB_BUF_SIZE, PROT_NONE), 0);
+	KUNIT_EXPECT_EQ(test, reg_lookup(t, &frame), -EFAULT);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].bad);
+	KUNIT_ASSERT_EQ(test, reg_mprotect(ctx->sframe, SFB_BUF_SIZE, PROT_READ), 0);
+	KUNIT_EXPECT_EQ(test, reg_lookup(t, &frame), 0);
+}
+
+struct reg_fork_args {
+	struct kunit		*test;
+	struct reg_ctx		*ctx;
+	unsigned int		nr;		/* ranges the child must have */
+	long			live;		/* sections alive in the child's time */
+	struct sframe_range_info want[REG_MAX_RANGES];
+};
+
+/* The child's view; only EXPECTs here, as this is not the test thread. */
+static int reg_fork_child(void *arg)
+{
+	struct reg_fork_args *a = arg;
+	struct sframe_range_info got[REG_MAX_RANGES];
+	struct unwind_user_frame frame;
+	struct kunit *test = a->test;
+	unsigned int n, i;
+
+	n = sframe_mm_ranges(current->mm, got, REG_MAX_RANGES);
+	KUNIT_EXPECT_EQ(test, n, a->nr);
+	for (i = 0; i < n && i < a->nr; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, got[i].start, a->want[i].start, "range %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, got[i].end, a->want[i].end, "range %u", i);
+		KUNIT_EXPECT_EQ(test, got[i].sframe_start, a->want[i].sframe_start);
+		KUNIT_EXPECT_EQ(test, got[i].explicit, a->want[i].explicit);
+	}
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), a->live);
+	if (n)
+		KUNIT_EXPECT_EQ(test, reg_lookup(got[0].start, &frame), 0);
+	/* The child's changes do not reach the parent. */
+	if (n)
+		KUNIT_EXPECT_EQ(test, sframe_remove_explicit(current->mm,
+							     a->want[0].start), 0);
+	return 0;
+}
+
+/* A child gets copies through fork itself: same ranges, its own sections. */
 static void reg_fork_test(struct kunit *test)
 {
 	struct reg_ctx *ctx = test->priv;
-	struct sframe_range_info child[REG_MAX_RANGES];
 	unsigned long p = PAGE_SIZE, t = ctx->text;
-	struct mm_struct *mm, *parent = current->mm;
-	unsigned int n, i;
-	int ret;
+	struct reg_fork_args *a;
 
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + p), 0);
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + p, t + 4 * p), 0);
 	KUNIT_ASSERT_EQ(test, vm_munmap(t + 2 * p, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 3);
 
-	mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, mm);
-	mmap_write_lock(parent);
-	ret = sframe_dup_mm(parent, mm);
-	mmap_write_unlock(parent);
-	KUNIT_ASSERT_EQ(test, ret, 0);
+	*a = (struct reg_fork_args){ .test = test, .ctx = ctx, .nr = 3,
+				     .live = ctx->live + 4 };
+	memcpy(a->want, ctx->info, sizeof(a->want));
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(reg_fork_child, a), 0);
 
-	n = reg_ranges(ctx);
-	KUNIT_EXPECT_EQ(test, n, 3);
-	KUNIT_EXPECT_EQ(test, sframe_mm_ranges(mm, child, REG_MAX_RANGES), n);
-	for (i = 0; i < n && i < REG_MAX_RANGES; i++) {
-		KUNIT_EXPECT_EQ(test, child[i].start, ctx->info[i].start);
-		KUNIT_EXPECT_EQ(test, child[i].end, ctx->info[i].end);
-		KUNIT_EXPECT_EQ(test, child[i].sframe_start, ctx->info[i].sframe_start);
-		KUNIT_EXPECT_EQ(test, child[i].explicit, ctx->info[i].explicit);
-	}
-	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 4);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 3);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 2);
+}
 
-	/* The parent's changes do not reach the child. */
-	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(parent, t + p), 0);
-	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 1);
-	KUNIT_EXPECT_EQ(test, sframe_mm_ranges(mm, child, REG_MAX_RANGES), 3);
+/*
+ * Memory fork does not copy (MADV_DONTFORK) or copies as zeros
+ * (MADV_WIPEONFORK) takes its text, and sections whose data it held, out
+ * of the child's registry; the child may map and register code there.
+ */
+static int reg_fork_uncopied_child(void *arg)
+{
+	struct reg_fork_args *a = arg;
+	unsigned long p = PAGE_SIZE, t = a->ctx->text, ret;
 
-	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 3);
-	mmput(mm);
+	reg_fork_child(arg);
+	ret = vm_mmap(NULL, t + 3 * p, p, PROT_READ | PROT_EXEC,
+		      MAP_FIXED | MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_EXPECT_EQ(a->test, ret, t + 3 * p);
+	KUNIT_EXPECT_EQ(a->test, reg_add(a->ctx, t + 3 * p, t + 4 * p), 0);
+	return 0;
+}
+
+static void reg_fork_uncopied_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+	struct reg_fork_args *a;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 4 * p), 0);
+	KUNIT_ASSERT_EQ(test, reg_madvise(t + 3 * p, p, MADV_DONTFORK), 0);
+	KUNIT_ASSERT_EQ(test, reg_madvise(t + 2 * p, p, MADV_WIPEONFORK), 0);
+
+	*a = (struct reg_fork_args){ .test = test, .ctx = ctx, .nr = 1,
+				     .live = ctx->live + 2 };
+	a->want[0] = (struct sframe_range_info){
+		.start = t, .end = t + 2 * p, .sframe_start = ctx->sframe,
+		.explicit = true,
+	};
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(reg_fork_uncopied_child, a), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t, t + 4 * p);
+
+	/* The section's data not copied: nothing of it in the child. */
+	KUNIT_ASSERT_EQ(test, reg_madvise(ctx->sframe, SFB_BUF_SIZE, MADV_DONTFORK), 0);
+	*a = (struct reg_fork_args){ .test = test, .ctx = ctx, .nr = 0,
+				     .live = ctx->live + 1 };
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(reg_fork_child, a), 0);
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
 }
 
@@ -303,19 +491,19 @@ static void reg_bad_section_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 2 * p), 0);
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + 2 * p, t + 4 * p), 0);
-	KUNIT_ASSERT_EQ(test, sframe_lookup(t, &frame), 0);
+	KUNIT_ASSERT_EQ(test, reg_lookup(t, &frame), 0);
 
 	/* Send the FDE table's first entry far out of its sub-section. */
 	memset(junk, 0x7f, sizeof(junk));
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe + 28 + 12,
 					   junk, 4), 0);
-	ret = sframe_lookup(t, &frame);
+	ret = reg_lookup(t, &frame);
 	KUNIT_EXPECT_TRUE_MSG(test, ret < 0 && ret != -ENOENT, "lookup gave %d", ret);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
 	KUNIT_EXPECT_TRUE(test, ctx->info[0].bad);
 	KUNIT_EXPECT_FALSE(test, ctx->info[1].bad);
 	/* Dropped: no more reads of it, no error either. */
-	KUNIT_EXPECT_EQ(test, sframe_lookup(t, &frame), -ENOENT);
+	KUNIT_EXPECT_EQ(test, reg_lookup(t, &frame), -ENOENT);
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 2);
 }
 
@@ -442,6 +630,34 @@ static void reg_limits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 3);
 }
 
+/*
+ * The limits are checked before a section is read, and count all the
+ * kernel memory a process's sections take: the table of ranges too.
+ */
+static void reg_limits_first_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long t = ctx->text;
+	u8 bad = 0;
+
+	/* A malformed section: over the limit, it is not even read. */
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe, &bad, 1), 0);
+	sframe_max_sections = 0;
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 16), -ENOSPC);
+	sframe_max_sections = ctx->max_sections;
+	sframe_max_bytes = sizeof(struct sframe_entry);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 16), -EDQUOT);
+
+	/* A good one that fits as a section, but not with its table. */
+	reg_build(test, ctx, SFRAME_VERSION_3);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 16), -EDQUOT);
+	sframe_max_bytes = sizeof(struct sframe_entry) + sizeof(struct sframe_table) +
+			   sizeof(struct sframe_range);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 16), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+}
+
 static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_add_lookup_test),
 	KUNIT_CASE(reg_overlap_test),
@@ -450,12 +666,16 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_munmap_data_test),
 	KUNIT_CASE(reg_map_fixed_test),
 	KUNIT_CASE(reg_noexec_test),
+	KUNIT_CASE(reg_jit_flip_test),
+	KUNIT_CASE(reg_unreadable_test),
 	KUNIT_CASE(reg_fork_test),
+	KUNIT_CASE(reg_fork_uncopied_test),
 	KUNIT_CASE(reg_bad_section_test),
 	KUNIT_CASE(reg_prctl_struct_test),
 	KUNIT_CASE(reg_prctl_mapping_test),
 	KUNIT_CASE(reg_prctl_section_test),
 	KUNIT_CASE(reg_limits_test),
+	KUNIT_CASE(reg_limits_first_test),
 	{}
 };
 

@@ -16,10 +16,12 @@
 #include <linux/sframe.h>
 #include <linux/sframe_mm.h>
 #include <linux/uaccess.h>
+#include <linux/unwind_deferred.h>
 #include <linux/unwind_user.h>
 #include <asm/unwind_user_sframe.h>
 
 #include "../sframe_registry.h"
+#include "kunit_fork.h"
 #include "sframe_build.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -601,12 +603,23 @@ static void uw_nofault_section_test(struct kunit *test)
 }
 
 /*
- * A walk with faults disabled reads a bounded number of SFrame rows in all:
- * a lookup that would read more leaves the frame to frame pointers.  The
- * third row of UW_F_ROWS takes three reads.
+ * Every walk reads a bounded number of SFrame rows in all, one that may
+ * fault (a /proc read, a deferred unwind) as much as one that may not
+ * (NMI): a lookup that would read more leaves the frame to frame
+ * pointers.  The third row of UW_F_ROWS takes three reads.
  */
+static const bool uw_budget_nofault[] = { true, false };
+
+static void uw_budget_desc(const bool *nofault, char *desc)
+{
+	strscpy(desc, *nofault ? "nofault" : "faultable", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uw_budget, uw_budget_nofault, uw_budget_desc);
+
 static void uw_fre_budget_test(struct kunit *test)
 {
+	const bool nofault = *(const bool *)test->param_value;
 	struct uw_ctx *ctx = test->priv;
 	unsigned long sp = ctx->stack + 0x800, cfa = sp + 16 + UW_SP_BIAS;
 	unsigned long fp, fp_cfa = sp + 0x100;
@@ -619,22 +632,59 @@ static void uw_fre_budget_test(struct kunit *test)
 
 	for (budget = 2; budget <= 3; budget++) {
 		__unwind_user_start(&st, ctx->text + UW_F_ROWS + 2, sp, fp,
-				    sizeof(long), true);
-		KUNIT_EXPECT_EQ(test, st.fre_budget, UNWIND_USER_NOFAULT_FRES);
+				    sizeof(long), nofault);
+		KUNIT_EXPECT_EQ(test, st.fre_budget, nofault ? UNWIND_USER_NOFAULT_FRES :
+				UNWIND_USER_FAULTABLE_FRES);
 		st.fre_budget = budget;
-		pagefault_disable();
+		if (nofault)
+			pagefault_disable();
 		unwind_user_next(&st);
-		pagefault_enable();
+		if (nofault)
+			pagefault_enable();
 		KUNIT_EXPECT_EQ_MSG(test, st.current_type, budget == 3 ?
 				    UNWIND_USER_TYPE_SFRAME : UNWIND_USER_TYPE_FP,
 				    "a budget of %u rows", budget);
 		KUNIT_EXPECT_EQ(test, st.fre_budget, 0);
 	}
 
-	/* The section was not blamed: a walk that may fault uses it. */
+	/* The section was not blamed: a new walk uses it. */
 	uw_start(ctx, &st, UW_F_ROWS + 2, sp, fp);
 	unwind_user_next(&st);
 	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_SFRAME);
+}
+
+/*
+ * A deferred unwind's trace points into the task's cache until the task
+ * returns to user space: a new frame limit must not free it under a
+ * caller in the meantime, and is followed from the next stay on.
+ */
+static int uw_cache_child(void *arg)
+{
+	struct unwind_task_info *info = &current->unwind_info;
+	unsigned int max = READ_ONCE(unwind_user_max_frames);
+	struct unwind_stacktrace first, again;
+	struct kunit *test = arg;
+
+	KUNIT_EXPECT_EQ(test, unwind_user_faultable(&first), 0);
+	WRITE_ONCE(unwind_user_max_frames, max / 2);
+	KUNIT_EXPECT_EQ(test, unwind_user_faultable(&again), 0);
+	KUNIT_EXPECT_PTR_EQ(test, again.entries, first.entries);
+	KUNIT_EXPECT_EQ(test, info->cache->max_entries, max);
+
+	/* What the way back to user space does */
+	unwind_reset_info();
+	KUNIT_EXPECT_EQ(test, unwind_user_faultable(&again), 0);
+	KUNIT_EXPECT_EQ(test, info->cache->max_entries, max / 2);
+	WRITE_ONCE(unwind_user_max_frames, max);
+	return 0;
+}
+
+static void uw_cache_resize_test(struct kunit *test)
+{
+	unsigned int max = unwind_user_max_frames;
+
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(uw_cache_child, test), 0);
+	unwind_user_max_frames = max;
 }
 
 static struct kunit_case uw_cases[] = {
@@ -652,7 +702,8 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_fp_cycle_test),
 	KUNIT_CASE(uw_nofault_test),
 	KUNIT_CASE(uw_nofault_section_test),
-	KUNIT_CASE(uw_fre_budget_test),
+	KUNIT_CASE_PARAM(uw_fre_budget_test, uw_budget_gen_params),
+	KUNIT_CASE(uw_cache_resize_test),
 	{}
 };
 

@@ -625,7 +625,7 @@ int main(int argc, char **argv)
 		.addr = loc.addr, .len = loc.size, .data = copy,
 	};
 
-	ret = sframe_section_init(&sec, loc.addr, loc.size, 0, ULONG_MAX);
+	ret = sframe_section_init(&sec, loc.addr, loc.size, 0, ULONG_MAX, SIZE_MAX);
 	if (ret)
 		fail("%s: %s (%s)", loc.where, sec.reason ? sec.reason : "rejected",
 		     strerror(-ret));

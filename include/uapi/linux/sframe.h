@@ -137,14 +137,20 @@ struct sframe_fda_v3 {
  *		.sframe_start = ..., .sframe_size = ...,
  *		.text_start = ..., .text_size = ...,
  *	};
- *	prctl(PR_SFRAME_REGISTER, &reg, 0, 0, 0);
+ *	prctl(PR_SFRAME_REGISTER, &reg, 0, 0, 0);	(<linux/prctl.h>)
  *	...
  *	prctl(PR_SFRAME_UNREGISTER, reg.text_start, 0, 0, 0);
  *
  * @size is the size of the structure the caller knows; fields it does not
  * know read as zero, and a larger structure is accepted only when every byte
  * the kernel does not know is zero (E2BIG otherwise).  Both ranges must be
- * mapped in the caller's address space, the text executable.
+ * mapped in the caller's address space, the text executable.  The
+ * registration lasts until PR_SFRAME_UNREGISTER, or until part of either
+ * range is unmapped (munmap, mremap, a MAP_FIXED mapping over it), which
+ * removes the part of the text unmapped, or the whole registration when
+ * its SFrame data goes; a fork copies it with the memory the child gets.
+ * Permission changes leave it alone: a JIT may make its code writable to
+ * patch it (and the section with it) and executable again.
  *
  * Errors: EINVAL (reserved flags, size below SFRAME_REGISTRATION_SIZE_VER0,
  * an empty or wrapping range), E2BIG (unknown non-zero fields, or a section
@@ -156,9 +162,6 @@ struct sframe_fda_v3 {
  * PR_SFRAME_UNREGISTER: ENOENT when no explicit registration starts at the
  * given address, EINVAL when the unused arguments are not zero.
  */
-#define PR_SFRAME_REGISTER		0x53460001
-#define PR_SFRAME_UNREGISTER		0x53460002
-
 struct sframe_registration {
 	__u32	size;
 	__u32	flags;		/* none defined: must be 0 */

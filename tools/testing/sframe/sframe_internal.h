@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,23 +51,57 @@
  * struct sframe_umem_region - bytes that stand in for user memory
  * @addr: the user address they appear at.
  * @len: their length.
- * @data: the bytes.
+ * @data: the bytes; writable, as the second writer below changes them.
  * @hole_start: start of a range inside that faults (to test fault paths).
  * @hole_end: its end; equal to @hole_start for none.
  */
 struct sframe_umem_region {
 	unsigned long		addr;
 	unsigned long		len;
-	const unsigned char	*data;
+	unsigned char		*data;
 	unsigned long		hole_start;
 	unsigned long		hole_end;
 };
 
+/*
+ * The second writer: user memory belongs to a process whose other threads
+ * may store into it between any two reads of the reader.  A scripted write
+ * stands in for such a store, so that tests can show which bytes the
+ * reader trusts across two reads (a double fetch) and what it then does.
+ */
+#define SFRAME_UMEM_MAX_WRITES	2
+
+/**
+ * struct sframe_umem_write - one store by the second writer
+ * @addr: user address of the first byte stored; it must lie in a region,
+ *	or the store is dropped.
+ * @len: bytes stored, at most sizeof(@bytes); 0 for an unused slot.
+ * @bytes: what is stored.
+ * @after_read: store right after read number @after_read, counted from
+ *	sframe_umem_arm(); 0 to store right after the first read that
+ *	overlaps [@addr, @addr + @len) instead, so that whatever reads those
+ *	bytes again sees other bytes than the first read did.
+ * @fired: the store was made; each is made once.
+ */
+struct sframe_umem_write {
+	unsigned long	addr;
+	unsigned int	len;
+	u8		bytes[8];
+	unsigned long	after_read;
+	bool		fired;
+};
+
 extern struct sframe_umem_region sframe_umem[SFRAME_UMEM_MAX_REGIONS];
+extern struct sframe_umem_write sframe_umem_writes[SFRAME_UMEM_MAX_WRITES];
 extern unsigned long sframe_umem_reads;
 extern bool sframe_fail_alloc;
+extern long sframe_kmem_live;
 
 bool sframe_umem_copy(void *dst, unsigned long src, unsigned long len);
+void sframe_umem_arm(void);
+void sframe_umem_disarm(void);
+
+bool sframe_shim_index_sane(const struct sframe_section *sec);
 
 #define unsafe_get_user(x, ptr, label)					\
 do {									\
@@ -103,14 +138,28 @@ static inline void user_read_access_end(void)
 {
 }
 
-/* Tests set sframe_fail_alloc to take the reader's -ENOMEM path. */
+/*
+ * Tests set sframe_fail_alloc to take the reader's -ENOMEM path.  Like the
+ * kernel's, the memory is not zeroed: it is filled with a pattern, so that
+ * an entry the reader forgot to write is garbage here too.
+ * sframe_kmem_live counts the blocks not yet freed, so that tests which
+ * cannot afford a leak check at exit for each run can still see a leak.
+ */
 static inline void *kvmalloc_array(size_t n, size_t size, int gfp __attribute__((unused)))
 {
-	return sframe_fail_alloc ? NULL : calloc(n, size);
+	void *p = sframe_fail_alloc || (size && n > SIZE_MAX / size) ? NULL :
+		  malloc(n * size);
+
+	if (!p)
+		return NULL;
+	sframe_kmem_live++;
+	return memset(p, 0xa5, n * size);
 }
 
 static inline void kvfree(void *p)
 {
+	if (p)
+		sframe_kmem_live--;
 	free(p);
 }
 
@@ -123,7 +172,10 @@ static inline void *kvmemdup(const void *src, size_t len, int gfp __attribute__(
 {
 	void *p = sframe_fail_alloc ? NULL : malloc(len);
 
-	return p ? memcpy(p, src, len) : NULL;
+	if (!p)
+		return NULL;
+	sframe_kmem_live++;
+	return memcpy(p, src, len);
 }
 
 static inline void sort(void *base, size_t num, size_t size,

@@ -3,7 +3,13 @@
  * Runs the SFrame reader's case tables (tests/kunit/sframe_cases.h) against
  * the kernel reader built in user space, for every ABI, under ASan and UBSan.
  * The KUnit suite runs the same tables inside the kernel for the native ABI.
+ * Then good sections that change while the reader reads them (the race_
+ * results), each in a child process so that a sanitizer report is counted.
  */
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "sframe_internal.h"
 #include "../../../tests/kunit/sframe_cases.h"
 
@@ -51,6 +57,7 @@ static const char *errname(int err)
 	case -EOPNOTSUPP: return "-EOPNOTSUPP";
 	case -E2BIG: return "-E2BIG";
 	case -ENOMEM: return "-ENOMEM";
+	case -EDQUOT: return "-EDQUOT";
 	}
 	snprintf(other, sizeof(other), "%d", err);
 	return other;
@@ -67,7 +74,7 @@ static void run_decode(const struct sframe_decode_case *c, u8 abi, const char *a
 	size = sframe_decode_case_bytes(c, abi, buf, USER_ADDR, text);
 	map(size, 0);
 	ret = sframe_section_init(&sec, USER_ADDR, size, text - SFB_TEXT_BEFORE,
-				  text + SFB_TEXT_SIZE);
+				  text + SFB_TEXT_SIZE, SIZE_MAX);
 	if (ret) {
 		report(false, abiname, c->name, "init failed: %s (%s)", errname(ret),
 		       sec.reason);
@@ -91,7 +98,7 @@ static void run_bad(const struct sframe_bad_case *c, u8 abi, const char *abiname
 	size = sframe_bad_case_bytes(c, abi, buf, USER_ADDR, text);
 	map(size, c->hole_page);
 	ret = sframe_section_init(&sec, USER_ADDR, size, text - SFB_TEXT_BEFORE,
-				  text + SFB_TEXT_SIZE);
+				  text + SFB_TEXT_SIZE, SIZE_MAX);
 	if (!ret && c->at_init) {
 		report(false, abiname, c->name, "%sinit succeeded, want %s", "",
 		       errname(c->err));
@@ -111,14 +118,14 @@ static void run_bad(const struct sframe_bad_case *c, u8 abi, const char *abiname
 	       "got %s, want %s", got, errname(c->err));
 }
 
-static int init_at(struct sframe_section *sec, const u8 *bytes, u32 size,
+static int init_at(struct sframe_section *sec, u8 *bytes, u32 size,
 		   unsigned long text_start, unsigned long text_end)
 {
 	memset(sframe_umem, 0, sizeof(sframe_umem));
 	sframe_umem[0].addr = USER_ADDR;
 	sframe_umem[0].len = size;
 	sframe_umem[0].data = bytes;
-	return sframe_section_init(sec, USER_ADDR, size, text_start, text_end);
+	return sframe_section_init(sec, USER_ADDR, size, text_start, text_end, SIZE_MAX);
 }
 
 static void check(bool ok, const char *name)
@@ -137,10 +144,10 @@ static void run_limits(void)
 
 	if (!big)
 		abort();
-	check(sframe_section_init(&sec, USER_ADDR, 1UL << 32, 0, 1) == -EINVAL,
+	check(sframe_section_init(&sec, USER_ADDR, 1UL << 32, 0, 1, SIZE_MAX) == -EINVAL,
 	      "section_over_4g");
-	check(sframe_section_init(&sec, USER_ADDR, 64, 5, 5) == -EINVAL, "empty_text");
-	check(sframe_section_init(&sec, ~0UL - 0x1000, 64, 0, 1) == -EINVAL,
+	check(sframe_section_init(&sec, USER_ADDR, 64, 5, 5, SIZE_MAX) == -EINVAL, "empty_text");
+	check(sframe_section_init(&sec, ~0UL - 0x1000, 64, 0, 1, SIZE_MAX) == -EINVAL,
 	      "section_above_user_addresses");
 
 	size = sframe_many_elements(big, SFRAME_MAX_ELEMENTS, abi);
@@ -230,6 +237,335 @@ static void run_walk(void)
 	sframe_section_release(&sec);
 }
 
+/* The shim's second writer itself: each trigger stores when it should. */
+static void run_second_writer(void)
+{
+	static u8 mem[16];
+	u32 v[3];
+	int i;
+
+	memset(sframe_umem, 0, sizeof(sframe_umem));
+	memset(mem, 0, sizeof(mem));
+	sframe_umem[0].addr = USER_ADDR;
+	sframe_umem[0].len = sizeof(mem);
+	sframe_umem[0].data = mem;
+	sframe_umem_disarm();
+	sframe_umem_writes[0] = (struct sframe_umem_write){
+		.addr = USER_ADDR + 4, .len = 4, .bytes = { 1, 1, 1, 1 }, .after_read = 2,
+	};
+	sframe_umem_arm();
+	for (i = 0; i < 3; i++)
+		sframe_umem_copy(&v[i], USER_ADDR + 4, 4);
+	check(!v[0] && !v[1] && v[2] == 0x01010101, "second_writer_after_read");
+
+	memset(mem, 0, sizeof(mem));
+	sframe_umem_writes[0].after_read = 0;
+	sframe_umem_arm();
+	sframe_umem_copy(&v[0], USER_ADDR, 4);
+	sframe_umem_copy(&v[1], USER_ADDR + 2, 4);
+	sframe_umem_copy(&v[2], USER_ADDR + 4, 4);
+	check(!v[0] && !v[1] && v[2] == 0x01010101, "second_writer_first_overlap");
+	sframe_umem_disarm();
+}
+
+/*
+ * A second writer: the process changes its section while the reader reads
+ * it.  Each scenario stores one 4-byte word right after the reader's first
+ * read of it; a reader that fetches the word again and trusts both reads
+ * to agree shows it here, under ASan, as a heap overflow or as garbage in
+ * its index.
+ */
+
+/* Room between an element's FDEs and FREs, so a raised count still fits */
+#define RACE_ROOM		1024
+/* Addresses looked up after init, from the text base: all the functions */
+#define RACE_PC_FIRST		(-0x10)
+#define RACE_PC_END		0x300
+#define RACE_VERDICT_SIZE	4096
+#define RACE_NUM_FDES		offsetof(struct sframe_header, num_fdes)
+
+static void spec_roomy(struct sfb_spec *s, u8 abi)
+{
+	sfb_base(s, abi);
+	s->fre_gap = RACE_ROOM;
+}
+
+static void spec_roomy_second(struct sfb_spec *s, u8 abi)
+{
+	spec_second_element(s, abi);
+	s->fre_gap = RACE_ROOM;
+}
+
+/**
+ * struct race - one section and one store into it
+ * @spec: builds the first element.
+ * @second: builds a concatenated second element, or NULL.
+ * @abi: the SFrame ABI.
+ * @at: section offset of the word stored.
+ * @value: the word, stored in the section's byte order.
+ * @exact: every lookup must give what it gives on the unchanged section,
+ *	and the word must have been read; else any rule or documented error.
+ */
+struct race {
+	void	(*spec)(struct sfb_spec *s, u8 abi);
+	void	(*second)(struct sfb_spec *s, u8 abi);
+	u8	abi;
+	u32	at;
+	u32	value;
+	bool	exact;
+};
+
+/* Filled by the child running a scenario: why it failed */
+static char *race_verdict;
+static char race_want[RACE_PC_END - RACE_PC_FIRST][128];
+
+/* The errors sframe_section_init() and sframe_find() document */
+static bool documented(int err)
+{
+	return !err || err == -ENOENT || err == -EINVAL || err == -EFAULT ||
+	       err == -EOPNOTSUPP || err == -E2BIG || err == -ENOMEM || err == -EDQUOT;
+}
+
+static bool frame_sane(const struct unwind_user_frame *f)
+{
+	if (f->outermost)
+		return true;
+	return f->cfa.base >= UNWIND_USER_BASE_SP && f->cfa.base <= UNWIND_USER_BASE_REG &&
+	       f->ra.base <= UNWIND_USER_BASE_REG && f->fp.base <= UNWIND_USER_BASE_REG;
+}
+
+static int race_init(struct sframe_section *sec, u32 size)
+{
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+
+	return sframe_section_init(sec, USER_ADDR, size, text - SFB_TEXT_BEFORE,
+				   text + SFB_TEXT_SIZE, SIZE_MAX);
+}
+
+/* Lookups in a section that may have changed since init */
+static bool race_lookups(const struct race *r, struct sframe_section *sec,
+			 char *why, size_t len)
+{
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+	struct unwind_user_frame frame;
+	char got[128];
+	int pc, ret;
+
+	for (pc = RACE_PC_FIRST; pc < RACE_PC_END; pc++) {
+		if (r->exact) {
+			sframe_describe_lookup(sec, text + pc, got, sizeof(got));
+			if (strcmp(got, race_want[pc - RACE_PC_FIRST])) {
+				snprintf(why, len, "pc %#x: got \"%s\", want \"%s\"", pc, got,
+					 race_want[pc - RACE_PC_FIRST]);
+				return false;
+			}
+			continue;
+		}
+		ret = sframe_find(sec, text + pc, &frame);
+		if (!documented(ret) || (!ret && !frame_sane(&frame))) {
+			snprintf(why, len, "pc %#x: %s, or an impossible rule", pc, errname(ret));
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool race_run(const struct race *r, char *why, size_t len)
+{
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+	long live = sframe_kmem_live;
+	struct sframe_section sec;
+	struct sfb_layout l;
+	bool ok;
+	u32 size;
+	int ret, pc;
+
+	size = sframe_case_build(r->spec, r->second, r->abi, buf, USER_ADDR, text, &l);
+	map(size, 0);
+	sframe_umem_disarm();
+	if (r->exact) {
+		ret = race_init(&sec, size);
+		if (ret) {
+			snprintf(why, len, "unchanged section: init %s", errname(ret));
+			return false;
+		}
+		for (pc = RACE_PC_FIRST; pc < RACE_PC_END; pc++)
+			sframe_describe_lookup(&sec, text + pc, race_want[pc - RACE_PC_FIRST],
+					       sizeof(race_want[0]));
+		sframe_section_release(&sec);
+	}
+
+	sframe_umem_writes[0].addr = USER_ADDR + r->at;
+	sframe_umem_writes[0].len = 4;
+	sfb_put(sframe_umem_writes[0].bytes, r->value, 4, l.big_endian);
+	sframe_umem_arm();
+	ret = race_init(&sec, size);
+	if (ret) {
+		ok = documented(ret) && sec.reason && sframe_kmem_live == live;
+		snprintf(why, len, "init: %s (%s), %ld blocks leaked", errname(ret),
+			 sec.reason, sframe_kmem_live - live);
+		return ok;
+	}
+	if (r->exact && !sframe_umem_writes[0].fired) {
+		snprintf(why, len, "the word was never read");
+		ok = false;
+	} else if (!sframe_shim_index_sane(&sec)) {
+		snprintf(why, len, "index of %u FDEs not sane after init", sec.num_fdes);
+		ok = false;
+	} else {
+		ok = race_lookups(r, &sec, why, len);
+	}
+	sframe_section_release(&sec);
+	if (ok && sframe_kmem_live != live) {
+		snprintf(why, len, "%ld blocks leaked", sframe_kmem_live - live);
+		ok = false;
+	}
+	return ok;
+}
+
+/*
+ * Runs @r in a child process: a sanitizer report ends the process it
+ * happens in, and every scenario must still be counted.
+ */
+static void race_report(const char *abi, const char *name, const struct race *r)
+{
+	char status_text[64];
+	int status;
+	pid_t pid;
+
+	race_verdict[0] = '\0';
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(2);
+	}
+	/* Not exit(): a leak check at each exit would take most of the time */
+	if (!pid)
+		_exit(race_run(r, race_verdict, RACE_VERDICT_SIZE) ? 0 : 3);
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("waitpid");
+		exit(2);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		report(true, abi, name, "%s%s", "", "");
+		return;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		report(false, abi, name, "%s%s", race_verdict, "");
+		return;
+	}
+	if (WIFEXITED(status))
+		snprintf(status_text, sizeof(status_text), "exit status %d", WEXITSTATUS(status));
+	else
+		snprintf(status_text, sizeof(status_text), "signal %d", WTERMSIG(status));
+	report(false, abi, name, "sanitizer report or crash (%s), see stderr%s",
+	       status_text, "");
+}
+
+/*
+ * The double fetch the review found: an element's FDE count changes after
+ * the reader first read it, raised (a reader that sized its index from the
+ * first read and fills it from a second overflows it) or lowered (it leaves
+ * entries unwritten).  Both elements, as the first header is read by
+ * different code than the others.
+ */
+static void run_races(u8 abi, const char *abiname)
+{
+	struct race r = { spec_roomy, spec_roomy_second, abi, RACE_NUM_FDES, 0, true };
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+	struct sfb_spec first, second;
+	struct sfb_layout l;
+	u32 second_at;
+
+	spec_roomy(&first, abi);
+	spec_roomy_second(&second, abi);
+	sframe_case_build(spec_roomy, spec_roomy_second, abi, buf, USER_ADDR, text, &l);
+	second_at = ALIGN(l.size, 8U);
+
+	r.value = first.nfdes + RACE_ROOM / sizeof(struct sframe_fde_v3);
+	race_report(abiname, "race_first_num_fdes_raised", &r);
+	r.value = first.nfdes - 2;
+	race_report(abiname, "race_first_num_fdes_lowered", &r);
+	r.at = second_at + RACE_NUM_FDES;
+	r.value = second.nfdes + RACE_ROOM / sizeof(struct sframe_fde_v3);
+	race_report(abiname, "race_second_num_fdes_raised", &r);
+	r.value = second.nfdes - 1;
+	race_report(abiname, "race_second_num_fdes_lowered", &r);
+}
+
+/* Bytes of an element's header and FDE table, from the element's start */
+static u32 race_fdes_end(const struct sfb_spec *s)
+{
+	u32 fde_size = s->version == SFRAME_VERSION_2 ? sizeof(struct sframe_fde_v2) :
+							sizeof(struct sframe_fde_v3);
+
+	return sizeof(struct sframe_header) + s->auxhdr_len + s->fde_gap + s->nfdes * fde_size;
+}
+
+static u32 race_word(const u8 *p, bool big)
+{
+	return big ? (u32)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] :
+		     (u32)p[3] << 24 | p[2] << 16 | p[1] << 8 | p[0];
+}
+
+/*
+ * Every word of every header and FDE table of good sections the reader
+ * indexes, changed after its first read into hostile values: whatever the
+ * reader read twice, it must end in a documented error or a sane index.
+ */
+static void run_race_sweep(u8 abi, const char *abiname)
+{
+	static const struct {
+		const char *name;
+		void (*spec)(struct sfb_spec *s, u8 abi);
+		void (*second)(struct sfb_spec *s, u8 abi);
+	} sections[] = {
+		{ "concatenated", spec_base, spec_second_element },
+		{ "concatenated_v2", spec_v2_pcrel, spec_second_element_v2 },
+		{ "concatenated_roomy", spec_roomy, spec_roomy_second },
+		{ "unsorted", spec_unsorted, NULL },
+	};
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+	u32 start[2], end[2], at, old, values[4];
+	unsigned int i, e, v;
+	struct sfb_layout l;
+	struct sfb_spec spec;
+	char name[96];
+
+	for (i = 0; i < ARRAY_SIZE(sections); i++) {
+		struct race r = {
+			.spec = sections[i].spec, .second = sections[i].second, .abi = abi,
+		};
+
+		sframe_case_build(r.spec, r.second, abi, buf, USER_ADDR, text, &l);
+		r.spec(&spec, abi);
+		start[0] = 0;
+		end[0] = race_fdes_end(&spec);
+		start[1] = end[1] = ALIGN(l.size, 8U);
+		if (r.second) {
+			r.second(&spec, abi);
+			end[1] += race_fdes_end(&spec);
+		}
+		for (e = 0; e < 2; e++) {
+			for (at = start[e]; at + 4 <= end[e]; at += 4) {
+				old = race_word(buf + at, l.big_endian);
+				values[0] = 0;
+				values[1] = U32_MAX;
+				values[2] = old + 1;
+				values[3] = S32_MAX;
+				for (v = 0; v < ARRAY_SIZE(values); v++) {
+					r.at = at;
+					r.value = values[v];
+					snprintf(name, sizeof(name), "race_sweep_%s+%#x=%#x",
+						 sections[i].name, at, values[v]);
+					race_report(abiname, name, &r);
+				}
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	static const struct { u8 abi; const char *name; } abis[] = {
@@ -256,6 +592,18 @@ int main(void)
 	run_limits();
 	run_wrap();
 	run_walk();
+	run_second_writer();
+
+	race_verdict = mmap(NULL, RACE_VERDICT_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (race_verdict == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	for (a = 0; a < ARRAY_SIZE(abis); a++) {
+		run_races(abis[a].abi, abis[a].name);
+		run_race_sweep(abis[a].abi, abis[a].name);
+	}
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -7,8 +7,15 @@
 #define _SFRAME_JIT_H
 
 #include <stddef.h>
+#include <sys/prctl.h>
 
 #include "sframe_oracle.h"
+
+/* The kernel under test's <linux/prctl.h> has them; libc's may predate it. */
+#ifndef PR_SFRAME_REGISTER
+#define PR_SFRAME_REGISTER	0x53460001
+#define PR_SFRAME_UNREGISTER	0x53460002
+#endif
 
 /* Room for the largest section sf_jit_build() writes */
 #define SF_JIT_SECTION_MAX	64
