@@ -32,6 +32,7 @@ void sframe_mprotect(struct vm_area_struct *vma, unsigned long start,
 
 int sframe_prctl(int option, unsigned long arg2, unsigned long arg3,
 		 unsigned long arg4, unsigned long arg5);
+bool sframe_mm_has_sections(struct mm_struct *mm);
 int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
 		  unsigned int *budget);
 int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
@@ -66,6 +67,11 @@ static inline int sframe_prctl(int option, unsigned long arg2,
 			       unsigned long arg5)
 {
 	return -EINVAL;
+}
+
+static inline bool sframe_mm_has_sections(struct mm_struct *mm)
+{
+	return false;
 }
 
 static inline int sframe_lookup(unsigned long ip,

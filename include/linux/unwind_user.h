@@ -83,6 +83,9 @@ struct unwind_user_state {
 	bool			error;
 };
 
+/* As stack_trace_consume_fn: false stops the walk. */
+typedef bool (*unwind_user_consume_fn)(void *cookie, unsigned long addr);
+
 #ifdef CONFIG_UNWIND_USER
 
 #include <asm/unwind_user.h>
@@ -126,6 +129,8 @@ extern unsigned int unwind_user_max_frames;
 int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries);
 int unwind_user_nofault(struct unwind_stacktrace *trace,
 			unsigned int max_entries);
+bool unwind_user_walk_nofault(struct pt_regs *regs,
+			      unwind_user_consume_fn consume, void *cookie);
 
 int unwind_user_start(struct unwind_user_state *state, bool nofault);
 void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
@@ -150,6 +155,13 @@ static inline int unwind_user_nofault(struct unwind_stacktrace *trace,
 {
 	trace->nr = 0;
 	return -EOPNOTSUPP;
+}
+
+static inline bool unwind_user_walk_nofault(struct pt_regs *regs,
+					    unwind_user_consume_fn consume,
+					    void *cookie)
+{
+	return false;
 }
 
 #endif /* CONFIG_UNWIND_USER */

@@ -762,6 +762,18 @@ void sframe_free_mm(struct mm_struct *mm)
 	kvfree_rcu(t, rcu);
 }
 
+/**
+ * sframe_mm_has_sections() - does an address space have SFrame sections?
+ * @mm: the address space.
+ *
+ * Context: Any; the answer may be stale by the time it is used.
+ * Return: true if a section is registered in @mm.
+ */
+bool sframe_mm_has_sections(struct mm_struct *mm)
+{
+	return rcu_access_pointer(mm->sframe_table);
+}
+
 /* The usable entry describing @ip, if any; under rcu_read_lock(). */
 static struct sframe_entry *sframe_entry_at(struct mm_struct *mm,
 					    unsigned long ip)

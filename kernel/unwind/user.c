@@ -377,21 +377,13 @@ void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 }
 EXPORT_SYMBOL_IF_KUNIT(__unwind_user_start);
 
-/**
- * unwind_user_start() - begin a walk of the current task's user stack
- * @state: the walk, at the frame the task entered the kernel from.
- * @nofault: read user memory with page faults disabled (IRQ, NMI); the
- *	caller disables them around the walk.
- *
- * Context: Task context of a user task.  With @nofault false, a context
- *	that may fault and sleep.
- * Return: 0, or -EINVAL if the task has no user stack to walk (a kernel
- *	thread, or a task not stopped in user mode); then @state is done.
+/*
+ * Begins a walk at the user registers @regs of the current task; -EINVAL
+ * (and a walk that is done) when it has no user stack there.
  */
-int unwind_user_start(struct unwind_user_state *state, bool nofault)
+static int unwind_user_start_regs(struct unwind_user_state *state,
+				  struct pt_regs *regs, bool nofault)
 {
-	struct pt_regs *regs = task_pt_regs(current);
-
 	if ((current->flags & PF_KTHREAD) || !user_mode(regs)) {
 		memset(state, 0, sizeof(*state));
 		state->done = true;
@@ -406,9 +398,52 @@ int unwind_user_start(struct unwind_user_state *state, bool nofault)
 	return state->done ? -EINVAL : 0;
 }
 
+/**
+ * unwind_user_start() - begin a walk of the current task's user stack
+ * @state: the walk, at the frame the task entered the kernel from.
+ * @nofault: read user memory with page faults disabled (IRQ, NMI); the
+ *	caller disables them around the walk.
+ *
+ * Context: Task context of a user task.  With @nofault false, a context
+ *	that may fault and sleep.
+ * Return: 0, or -EINVAL if the task has no user stack to walk (a kernel
+ *	thread, or a task not stopped in user mode); then @state is done.
+ */
+int unwind_user_start(struct unwind_user_state *state, bool nofault)
+{
+	return unwind_user_start_regs(state, task_pt_regs(current), nofault);
+}
+
+/* Hands each frame's address to @consume until it or the walk says stop. */
+static void unwind_user_consume(struct unwind_user_state *state,
+				unwind_user_consume_fn consume, void *cookie)
+{
+	for (; !state->done; unwind_user_next(state)) {
+		if (!consume(cookie, state->ip))
+			break;
+		/* An NMI may hit while another mm is loaded (x86 lazy TLB). */
+		if (state->nofault && in_nmi() && !nmi_uaccess_okay())
+			break;
+	}
+}
+
+struct unwind_user_store {
+	struct unwind_stacktrace	*trace;
+	unsigned int			max_entries;
+};
+
+static bool unwind_user_trace_store(void *cookie, unsigned long ip)
+{
+	struct unwind_user_store *store = cookie;
+
+	store->trace->entries[store->trace->nr++] = ip;
+	return store->trace->nr < store->max_entries;
+}
+
 static int unwind_user_trace(struct unwind_stacktrace *trace,
 			     unsigned int max_entries, bool nofault)
 {
+	struct unwind_user_store store = { trace, max_entries };
 	struct unwind_user_state state;
 
 	trace->nr = 0;
@@ -416,13 +451,8 @@ static int unwind_user_trace(struct unwind_stacktrace *trace,
 		return -EINVAL;
 	if (current->flags & PF_KTHREAD)
 		return 0;
-
-	for (unwind_user_start(&state, nofault); !state.done;
-	     unwind_user_next(&state)) {
-		trace->entries[trace->nr++] = state.ip;
-		if (trace->nr >= max_entries)
-			break;
-	}
+	unwind_user_start(&state, nofault);
+	unwind_user_consume(&state, unwind_user_trace_store, &store);
 	return 0;
 }
 
@@ -458,13 +488,41 @@ int unwind_user_nofault(struct unwind_stacktrace *trace,
 {
 	int ret;
 
-	/* An NMI may hit while another mm is loaded (x86 lazy TLB). */
-	if (in_nmi() && !nmi_uaccess_okay()) {
-		trace->nr = 0;
-		return 0;
-	}
 	pagefault_disable();
 	ret = unwind_user_trace(trace, max_entries, true);
 	pagefault_enable();
 	return ret;
+}
+
+/**
+ * unwind_user_walk_nofault() - the current task's user stack by SFrame,
+ *	for the kernel's own user stack tracers
+ * @regs: the task's user registers, as the tracer was given them.
+ * @consume: called with each frame's address, innermost first (the IP of
+ *	@regs first); returns false to stop the walk.
+ * @cookie: passed to @consume.
+ *
+ * perf's and BPF's user callchains and ftrace's user stack traces ask here
+ * first.  The stack of a task with no SFrame section, or of a compat task,
+ * is left to the tracer's own frame-pointer walker: it costs them one
+ * pointer test and they see exactly what they saw before.
+ *
+ * Context: Any, NMI included.
+ * Return: true if the stack was walked here; false if the caller should
+ *	walk it.
+ */
+bool unwind_user_walk_nofault(struct pt_regs *regs,
+			      unwind_user_consume_fn consume, void *cookie)
+{
+	struct unwind_user_state state;
+
+	if ((current->flags & PF_KTHREAD) || !current->mm ||
+	    !sframe_mm_has_sections(current->mm) || !user_mode(regs) ||
+	    unwind_user_word_size(regs) != sizeof(long))
+		return false;
+	pagefault_disable();
+	unwind_user_start_regs(&state, regs, true);
+	unwind_user_consume(&state, consume, cookie);
+	pagefault_enable();
+	return true;
 }

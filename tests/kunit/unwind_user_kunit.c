@@ -11,6 +11,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mman.h>
+#include <linux/perf_event.h>
 #include <linux/shmem_fs.h>
 #include <linux/sizes.h>
 #include <linux/sframe.h>
@@ -687,6 +688,151 @@ static void uw_cache_resize_test(struct kunit *test)
 	unwind_user_max_frames = max;
 }
 
+/*
+ * perf's (and BPF's) user callchains: get_perf_callchain() of a forked
+ * child whose registers say it entered the kernel from user mode in the
+ * middle of a hand-made stack.
+ */
+#define UW_PERF_MAX	8
+
+struct uw_perf_args {
+	struct kunit	*test;
+	struct uw_ctx	*ctx;
+	unsigned long	ip, sp, fp;
+	u64		sframe[UW_PERF_MAX + 1];	/* with SFrame sections, all the way */
+	unsigned int	nr_sframe;
+	u64		limited[UW_PERF_MAX + 1];	/* the same, max_stack 2 */
+	unsigned int	nr_limited;
+	u64		plain[UW_PERF_MAX + 1];		/* without: the arch's own walk */
+	unsigned int	nr_plain;
+	u64		arch[UW_PERF_MAX + 1];		/* perf_callchain_user() itself */
+	unsigned int	nr_arch;
+	unsigned long	faulted[UW_PERF_MAX];		/* unwind_user() first */
+	unsigned int	nr_faulted;
+};
+
+/* As if the task had entered the kernel from user mode at @ip */
+static void uw_user_regs(struct pt_regs *regs, unsigned long ip, unsigned long sp,
+			 unsigned long fp)
+{
+	memset(regs, 0, sizeof(*regs));
+#if defined(CONFIG_X86_64)
+	regs->cs = __USER_CS;
+	regs->ss = __USER_DS;
+	regs->ip = ip;
+	regs->sp = sp;
+	regs->bp = fp;
+#elif defined(CONFIG_ARM64)
+	regs->pstate = PSR_MODE_EL0t;
+	regs->pc = ip;
+	regs->sp = sp;
+	regs->regs[29] = fp;
+#elif defined(CONFIG_S390)
+	regs->psw.mask = PSW_USER_BITS;
+	regs->psw.addr = ip;
+	regs->gprs[15] = sp;
+	regs->gprs[11] = fp;
+#endif
+}
+
+static unsigned int uw_perf_copy(struct perf_callchain_entry *entry, u64 *ips)
+{
+	unsigned int nr = entry ? min_t(u64, entry->nr, UW_PERF_MAX + 1) : 0;
+
+	memcpy(ips, entry->ip, nr * sizeof(*ips));
+	return nr;
+}
+
+static unsigned int uw_perf_take(struct pt_regs *regs, u32 max_stack, u64 *ips)
+{
+	unsigned long flags;
+	unsigned int nr;
+
+	/* As in a PMU interrupt: one CPU's callchain buffer, RCU held */
+	local_irq_save(flags);
+	nr = uw_perf_copy(get_perf_callchain(regs, false, true, max_stack, false, true),
+			  ips);
+	local_irq_restore(flags);
+	return nr;
+}
+
+static int uw_perf_child(void *arg)
+{
+	struct uw_perf_args *a = arg;
+	struct pt_regs *regs = task_pt_regs(current);
+	struct unwind_stacktrace trace = { .entries = a->faulted };
+	struct perf_callchain_entry_ctx pctx = {};
+	struct perf_callchain_entry *entry;
+	unsigned long flags;
+
+	uw_user_regs(regs, a->ip, a->sp, a->fp);
+	/*
+	 * A sample finds the pages a running task uses resident; the fork
+	 * left this child's to be faulted in, which a faultable walk does.
+	 */
+	unwind_user(&trace, UW_PERF_MAX);
+	a->nr_faulted = trace.nr;
+	a->nr_sframe = uw_perf_take(regs, UW_PERF_MAX, a->sframe);
+	a->nr_limited = uw_perf_take(regs, 2, a->limited);
+
+	/* No section: the callchain is the arch's, as before SFrame. */
+	KUNIT_EXPECT_EQ(a->test, sframe_remove_explicit(current->mm, a->ctx->text), 0);
+	a->nr_plain = uw_perf_take(regs, UW_PERF_MAX, a->plain);
+
+	entry = kzalloc(struct_size(entry, ip, UW_PERF_MAX + 1), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	pctx.entry = entry;
+	pctx.max_stack = UW_PERF_MAX;
+	pctx.contexts_maxed = false;
+	perf_callchain_store_context(&pctx, PERF_CONTEXT_USER);
+	local_irq_save(flags);
+	perf_callchain_user(&pctx, regs);
+	local_irq_restore(flags);
+	a->nr_arch = uw_perf_copy(entry, a->arch);
+	kfree(entry);
+	return 0;
+}
+
+static void uw_perf_callchain_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, fp = sp + 0x40;
+	unsigned long cfa1 = fp + 16, cfa2 = cfa1 + 16;
+	struct uw_perf_args *a;
+	unsigned int i;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	uw_put(test, cfa1 - 16, 0xf00d0);	/* the caller's FP */
+	uw_put(test, cfa1 - 8, ctx->text + UW_F_SP + 0x10);
+	uw_put(test, cfa2 - 8, ctx->text + UW_F_END + 0x8);
+	*a = (struct uw_perf_args){ .test = test, .ctx = ctx,
+				    .ip = ctx->text + UW_F_FP + 0x8, .sp = sp, .fp = fp };
+
+	KUNIT_ASSERT_EQ(test, get_callchain_buffers(UW_PERF_MAX), 0);
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(uw_perf_child, a), 0);
+	put_callchain_buffers();
+
+	KUNIT_EXPECT_EQ(test, a->nr_faulted, 3);
+	KUNIT_ASSERT_EQ(test, a->nr_sframe, 4);
+	KUNIT_EXPECT_EQ(test, a->sframe[0], PERF_CONTEXT_USER);
+	KUNIT_EXPECT_EQ(test, a->sframe[1], ctx->text + UW_F_FP + 0x8);
+	KUNIT_EXPECT_EQ(test, a->sframe[2], ctx->text + UW_F_SP + 0x10);
+	KUNIT_EXPECT_EQ(test, a->sframe[3], ctx->text + UW_F_END + 0x8);
+
+	/* The depth limit counts addresses, not the context marker. */
+	KUNIT_ASSERT_EQ(test, a->nr_limited, 3);
+	KUNIT_EXPECT_EQ(test, a->limited[0], PERF_CONTEXT_USER);
+	KUNIT_EXPECT_EQ(test, a->limited[2], ctx->text + UW_F_SP + 0x10);
+
+	KUNIT_ASSERT_EQ(test, a->nr_plain, a->nr_arch);
+	for (i = 0; i < a->nr_plain; i++)
+		KUNIT_EXPECT_EQ_MSG(test, a->plain[i], a->arch[i], "entry %u", i);
+	/* Frame pointers alone miss the last frame: SFrame found it. */
+	KUNIT_EXPECT_LT(test, a->nr_plain, a->nr_sframe);
+}
+
 static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_sframe_chain_test),
 	KUNIT_CASE(uw_fp_fallback_test),
@@ -704,6 +850,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_nofault_section_test),
 	KUNIT_CASE_PARAM(uw_fre_budget_test, uw_budget_gen_params),
 	KUNIT_CASE(uw_cache_resize_test),
+	KUNIT_CASE(uw_perf_callchain_test),
 	{}
 };
 

@@ -56,6 +56,8 @@ static const struct sf_test sf_tests[] = {
 	{ "ustack",		{ "sf-ustack" } },
 	{ "ustack-no-sframe",	{ "sf-ustack-nosf", "--no-sframe" } },
 	{ "deferred",		{ "sf-deferred" } },
+	{ "perf",		{ "sf-perf" } },
+	{ "perf-no-sframe",	{ "sf-perf-nosf", "--no-sframe" } },
 #if defined(__x86_64__)
 	{ "compat32",		{ "sf-compat32" } },
 #endif
