@@ -58,6 +58,10 @@ static const struct sf_test sf_tests[] = {
 	{ "deferred",		{ "sf-deferred" } },
 	{ "perf",		{ "sf-perf" } },
 	{ "perf-no-sframe",	{ "sf-perf-nosf", "--no-sframe" } },
+	{ "bpf",		{ "sf-perf", "--bpf" } },
+	{ "bpf-no-sframe",	{ "sf-perf-nosf", "--no-sframe", "--bpf" } },
+	{ "ftrace",		{ "sf-ftrace" } },
+	{ "ftrace-no-sframe",	{ "sf-ftrace-nosf", "--no-sframe" } },
 #if defined(__x86_64__)
 	{ "compat32",		{ "sf-compat32" } },
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sf-perf [--no-sframe]: samples itself with perf_event_open() (cpu-clock,
- * user mode only, user callchains) while it spins in known call chains,
- * reads the samples from its ring buffer and checks each callchain symbol
- * by symbol, from the sampled function down to main:
+ * sf-perf [--no-sframe] [--bpf]: samples itself with perf_event_open()
+ * (cpu-clock, user mode only, user callchains) while it spins in known
+ * call chains, reads the samples from its ring buffer and checks each
+ * callchain symbol by symbol, from the sampled function down to main:
  *
  *   linked   main > perf_run > perf_round > perf_a > lib_ustack_mid (a
  *            linked library) > perf_c > perf_spin
@@ -17,10 +17,15 @@
  * so the program first touches its SFrame sections.  With --no-sframe
  * (the same sources built without SFrame) it only reports how many
  * samples frame pointers alone followed to main.
+ *
+ * With --bpf the samples go to a BPF program instead, which takes each
+ * one's user stack with bpf_get_stackid(BPF_F_USER_STACK) into a stack
+ * map and counts it; the stacks are checked the same way, weighted by
+ * their counts.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <link.h>
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,17 +34,18 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sf_syscall.h"
 #include "sframe_test.h"
 
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
-
 #define PERF_SAMPLES		1000
-#define PERF_MAX_ROUNDS		400
+/*
+ * Under emulation on a busy host the guest's timer often fires late, once
+ * for several periods: sample until enough, for a minute at most.
+ */
+#define PERF_MAX_SECONDS	60
 #define PERF_SPIN		200000
 #define PERF_DATA_PAGES		64
 #define PERF_CHAIN_MAX		16
@@ -49,7 +55,7 @@ typedef long (*perf_mid)(perf_cb cb);
 
 long lib_ustack_mid(perf_cb cb);
 
-static bool perf_no_sframe;
+static bool perf_no_sframe, perf_bpf;
 static int perf_fd = -1;
 static volatile unsigned long perf_sink;
 
@@ -111,29 +117,6 @@ static const char *perf_sym(unsigned long ip, bool ret)
 	return info.dli_sname;
 }
 
-/*
- * Samples are taken with page faults disabled: a page of .sframe that was
- * never read would send its frames to frame pointers.
- */
-static int perf_touch(struct dl_phdr_info *info, size_t size, void *data)
-{
-	unsigned long page = sf_page_size(), a, end;
-	int i;
-
-	(void)size;
-	(void)data;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		if (info->dlpi_phdr[i].p_type != PT_GNU_SFRAME)
-			continue;
-		a = sf_page_down(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-		end = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
-		      info->dlpi_phdr[i].p_memsz;
-		for (; a < end; a += page)
-			perf_sink += *(volatile unsigned char *)a;
-	}
-	return 0;
-}
-
 struct perf_tally {
 	const char	*name;
 	const char	*const *chain;	/* innermost first, ends with main */
@@ -157,21 +140,15 @@ static bool perf_exact(struct perf_tally *t, const uint64_t *ips, unsigned int n
 	return true;
 }
 
-static void perf_sample(struct perf_tally *t, const uint64_t *chain, uint64_t nr)
+/* @ips (innermost first) seen @count times */
+static void perf_stack(struct perf_tally *t, const uint64_t *ips, uint64_t nr,
+		       unsigned int count)
 {
-	const uint64_t *ips = chain;
 	unsigned int i;
 
-	/* User mode only: one context, the user one, first. */
-	if (!SF_CHECK(nr >= 2 && chain[0] == PERF_CONTEXT_USER,
-		      "%s: callchain of %llu without a user context", t->name,
-		      (unsigned long long)nr))
-		return;
-	ips++;
-	nr--;
-	t->samples++;
-	if (perf_exact(t, ips, nr)) {
-		t->exact++;
+	t->samples += count;
+	if (nr && perf_exact(t, ips, nr)) {
+		t->exact += count;
 		return;
 	}
 	if (perf_no_sframe || t->shown++ >= 3)
@@ -179,6 +156,16 @@ static void perf_sample(struct perf_tally *t, const uint64_t *chain, uint64_t nr
 	sf_info("%s: inexact callchain:", t->name);
 	for (i = 0; i < nr && i < PERF_CHAIN_MAX; i++)
 		sf_info("  %#llx %s", (unsigned long long)ips[i], perf_sym(ips[i], i));
+}
+
+static void perf_sample(struct perf_tally *t, const uint64_t *chain, uint64_t nr)
+{
+	/* User mode only: one context, the user one, first. */
+	if (!SF_CHECK(nr >= 2 && chain[0] == PERF_CONTEXT_USER,
+		      "%s: callchain of %llu without a user context", t->name,
+		      (unsigned long long)nr))
+		return;
+	perf_stack(t, chain + 1, nr - 1, 1);
 }
 
 /* Consumes what the ring buffer holds. */
@@ -208,6 +195,118 @@ static void perf_drain(struct perf_event_mmap_page *meta, struct perf_tally *t)
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+/*
+ * The BPF side: a stack map of user stacks, and an array counting each
+ * stack id's samples, then failures, then all samples.
+ */
+#define BPF_DEPTH		32
+#define BPF_IDS			4096	/* stack ids are below the map's size */
+#define BPF_FAILED		BPF_IDS
+#define BPF_TOTAL		(BPF_IDS + 1)
+
+static int bpf_stacks = -1, bpf_counts = -1;
+
+#define BPF_INSN(c, d, s, o, i)	\
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define BPF_MAP_FD(d, fd)	\
+	BPF_INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), BPF_INSN(0, 0, 0, 0, 0)
+#define BPF_COUNT_KEY_AT_FP_4						\
+	BPF_MAP_FD(1, bpf_counts),					\
+	BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),		\
+	BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),		\
+	BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),	\
+	BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),		\
+	BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),		\
+	BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD)
+
+static long sf_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
+}
+
+static int bpf_map(unsigned int type, unsigned int value_size, unsigned int entries)
+{
+	union bpf_attr attr = {
+		.map_type = type, .key_size = 4, .value_size = value_size,
+		.max_entries = entries,
+	};
+
+	return sf_bpf(BPF_MAP_CREATE, &attr);
+}
+
+/*
+ * Each sample: id = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK), counted.
+ * The maps must exist: their descriptors are in the instructions.
+ */
+static int bpf_program(void)
+{
+	const struct bpf_insn insns[] = {
+		BPF_MAP_FD(2, bpf_stacks),	/* r1: the context */
+		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, BPF_F_USER_STACK),
+		BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_stackid),
+		BPF_INSN(BPF_JMP | BPF_JSGE | BPF_K, 0, 0, 1, 0),
+		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, BPF_FAILED),
+		BPF_INSN(BPF_STX | BPF_MEM | BPF_W, 10, 0, -4, 0),
+		BPF_COUNT_KEY_AT_FP_4,
+		BPF_INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, BPF_TOTAL),
+		BPF_COUNT_KEY_AT_FP_4,
+		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+		BPF_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	static char log[16384];
+	union bpf_attr attr = {
+		.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+		.insn_cnt = sizeof(insns) / sizeof(insns[0]),
+		.insns = (uintptr_t)insns,
+		.license = (uintptr_t)"GPL",
+		.log_buf = (uintptr_t)log,
+		.log_size = sizeof(log),
+		.log_level = 1,
+	};
+	int fd = sf_bpf(BPF_PROG_LOAD, &attr);
+
+	if (!SF_CHECK(fd >= 0, "BPF_PROG_LOAD: %m"))
+		sf_info("%s", log);
+	return fd;
+}
+
+static uint64_t bpf_count(uint32_t key)
+{
+	uint64_t value = 0;
+	union bpf_attr attr = {
+		.map_fd = bpf_counts, .key = (uintptr_t)&key, .value = (uintptr_t)&value,
+	};
+
+	sf_bpf(BPF_MAP_LOOKUP_ELEM, &attr);
+	return value;
+}
+
+/* Every stack the program saw, with its count */
+static void bpf_drain(struct perf_tally *t)
+{
+	uint64_t ips[BPF_DEPTH], count;
+	union bpf_attr attr = { .map_fd = bpf_stacks, .value = (uintptr_t)ips };
+	unsigned int nr;
+	uint32_t id;
+
+	for (id = 0; id < BPF_IDS; id++) {
+		count = bpf_count(id);
+		if (!count)
+			continue;
+		attr.key = (uintptr_t)&id;
+		memset(ips, 0, sizeof(ips));
+		if (!SF_CHECK(!sf_bpf(BPF_MAP_LOOKUP_ELEM, &attr), "stack %u: %m", id))
+			continue;
+		for (nr = 0; nr < BPF_DEPTH && ips[nr]; nr++)
+			;
+		perf_stack(t, ips, nr, count);
+	}
+	count = bpf_count(BPF_FAILED);
+	if (!SF_CHECK(!count, "%s: bpf_get_stackid() failed %llu times", t->name,
+		      (unsigned long long)count))
+		perf_stack(t, ips, 0, count);
+}
+
 __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid),
 					perf_mid mid)
 {
@@ -223,20 +322,45 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 		.exclude_hv = 1,
 		.exclude_callchain_kernel = 1,
 	};
-	struct perf_event_mmap_page *meta;
+	struct perf_event_mmap_page *meta = NULL;
+	time_t end = time(NULL) + PERF_MAX_SECONDS;
 	unsigned int round;
+	int prog = -1;
 
+	/* The program takes the stack itself: bpf_get_stackid()'s own path */
+	if (perf_bpf)
+		attr.sample_type = PERF_SAMPLE_IP;
 	perf_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
 	if (!SF_CHECK(perf_fd >= 0, "perf_event_open: %m"))
 		return;
-	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, perf_fd, 0);
-	if (!SF_CHECK(meta != MAP_FAILED, "mmap of the ring buffer: %m"))
-		goto out;
-	for (round = 0; round < PERF_MAX_ROUNDS && t->samples < PERF_SAMPLES; round++) {
-		perf_round(a, mid);
-		perf_drain(meta, t);
+	if (perf_bpf) {
+		bpf_stacks = bpf_map(BPF_MAP_TYPE_STACK_TRACE, BPF_DEPTH * 8, BPF_IDS);
+		bpf_counts = bpf_map(BPF_MAP_TYPE_ARRAY, 8, BPF_TOTAL + 1);
+		if (!SF_CHECK(bpf_stacks >= 0 && bpf_counts >= 0, "BPF maps: %m"))
+			goto out;
+		prog = bpf_program();
+		if (prog < 0 || !SF_CHECK(!ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, prog),
+					  "PERF_EVENT_IOC_SET_BPF: %m"))
+			goto out;
+	} else {
+		meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, perf_fd, 0);
+		if (!SF_CHECK(meta != MAP_FAILED, "mmap of the ring buffer: %m"))
+			goto out;
 	}
-	munmap(meta, len);
+	for (round = 0; time(NULL) < end; round++) {
+		perf_round(a, mid);
+		if (perf_bpf && bpf_count(BPF_TOTAL) >= PERF_SAMPLES)
+			break;
+		if (!perf_bpf) {
+			perf_drain(meta, t);
+			if (t->samples >= PERF_SAMPLES)
+				break;
+		}
+	}
+	if (perf_bpf)
+		bpf_drain(t);
+	else
+		munmap(meta, len);
 	SF_CHECK(t->samples >= PERF_SAMPLES, "%s: %u samples in %u rounds", t->name,
 		 t->samples, round);
 	if (perf_no_sframe)
@@ -248,6 +372,12 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 		sf_note("%s: %u of %u samples exact to main", t->name, t->exact,
 			t->samples);
 out:
+	if (prog >= 0)
+		close(prog);
+	if (perf_bpf) {
+		close(bpf_stacks);
+		close(bpf_counts);
+	}
 	close(perf_fd);
 }
 
@@ -267,7 +397,10 @@ int main(int argc, char **argv)
 	perf_mid dl_mid;
 	void *h;
 
-	perf_no_sframe = argc > 1 && !strcmp(argv[1], "--no-sframe");
+	for (; argc > 1; argc--, argv++) {
+		perf_no_sframe |= !strcmp(argv[1], "--no-sframe");
+		perf_bpf |= !strcmp(argv[1], "--bpf");
+	}
 	if (perf_no_sframe)
 		lib = "libsf-ustack-dl-nosf.so";
 	h = dlopen(lib, RTLD_NOW);
@@ -276,7 +409,7 @@ int main(int argc, char **argv)
 	dl_mid = (perf_mid)dlsym(h, "dl_ustack_mid");
 	if (!SF_CHECK(dl_mid, "dlsym: %s", dlerror()))
 		sf_exit();
-	dl_iterate_phdr(perf_touch, NULL);
+	sf_touch_sframe();
 
 	perf_run(&t_linked, perf_a, lib_ustack_mid);
 	perf_run(&t_dl, perf_dl_a, dl_mid);
