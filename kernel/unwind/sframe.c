@@ -262,6 +262,22 @@ static int sframe_index_element(struct sframe_section *sec,
 	return 0;
 }
 
+/* @index, holding @done entries, moved to room for @n; NULL if none */
+static struct sframe_index_entry *
+sframe_index_resize(struct sframe_index_entry *index, unsigned int done,
+		    unsigned int n)
+{
+	struct sframe_index_entry *moved;
+
+	moved = kvmalloc_array(n, sizeof(*moved), GFP_KERNEL_ACCOUNT);
+	if (!moved)
+		return NULL;
+	if (done)
+		memcpy(moved, index, done * sizeof(*moved));
+	kvfree(index);
+	return moved;
+}
+
 /*
  * Make room for @need entries in @*index, which holds @done and has room
  * for @*room.  The index grows as elements are read, so that each header
@@ -284,12 +300,9 @@ static int sframe_index_reserve(struct sframe_section *sec,
 		return sframe_reject(sec, -EDQUOT, "FDE index over the allowance");
 	n = max(need, min_t(unsigned int, 2 * *room, SFRAME_MAX_INDEX_FDES));
 	n = min_t(size_t, n, max_bytes / sizeof(*bigger));
-	bigger = kvmalloc_array(n, sizeof(*bigger), GFP_KERNEL_ACCOUNT);
+	bigger = sframe_index_resize(*index, done, n);
 	if (!bigger)
 		return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
-	if (done)
-		memcpy(bigger, *index, done * sizeof(*bigger));
-	kvfree(*index);
 	*index = bigger;
 	*room = n;
 	return 0;
@@ -337,15 +350,13 @@ static int sframe_build_index(struct sframe_section *sec,
 	sec->num_fdes = done;
 	if (!done)
 		return 0;
-	/* Searched by count: no entry past @done may exist. */
+	/* The memory charged is what the section reports it holds. */
 	if (room > done) {
-		exact = kvmalloc_array(done, sizeof(*exact), GFP_KERNEL_ACCOUNT);
+		exact = sframe_index_resize(index, done, done);
 		if (!exact) {
 			ret = sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
 			goto err;
 		}
-		memcpy(exact, index, done * sizeof(*exact));
-		kvfree(index);
 		index = exact;
 	}
 	sort(index, done, sizeof(*index), sframe_index_cmp, NULL);

@@ -418,13 +418,14 @@ int unwind_user_start(struct unwind_user_state *state, bool nofault)
 static void unwind_user_consume(struct unwind_user_state *state,
 				unwind_user_consume_fn consume, void *cookie)
 {
-	for (; !state->done; unwind_user_next(state)) {
-		if (!consume(cookie, state->ip))
-			break;
-		/* An NMI may hit while another mm is loaded (x86 lazy TLB). */
-		if (state->nofault && in_nmi() && !nmi_uaccess_okay())
-			break;
-	}
+	/* The first address comes from the registers: no user access. */
+	if (state->done || !consume(cookie, state->ip))
+		return;
+	/* An NMI may hit while another mm is loaded (x86 lazy TLB). */
+	if (state->nofault && in_nmi() && !nmi_uaccess_okay())
+		return;
+	while (!unwind_user_next(state) && consume(cookie, state->ip))
+		;
 }
 
 struct unwind_user_store {
