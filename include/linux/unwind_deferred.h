@@ -55,6 +55,7 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie);
 void unwind_deferred_cancel(struct unwind_work *work);
 
 void unwind_deferred_task_exit(struct task_struct *task);
+void unwind_deferred_task_exec(struct task_struct *task);
 long unwind_deferred_walk_count(void);
 
 /*
@@ -74,10 +75,10 @@ static __always_inline void unwind_reset_info(void)
 			return;
 	} while (!atomic_long_try_cmpxchg(&info->unwind_mask, &bits, 0));
 	info->id.id = 0;
+	WRITE_ONCE(info->unwind_completed, 0);
 	if (info->cache) {
 		info->cache->nr_entries = 0;
 		info->cache->walked = false;
-		info->cache->unwind_completed = 0;
 	}
 }
 
@@ -104,6 +105,7 @@ static inline int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 
 static inline void unwind_deferred_cancel(struct unwind_work *work) {}
 static inline void unwind_deferred_task_exit(struct task_struct *task) {}
+static inline void unwind_deferred_task_exec(struct task_struct *task) {}
 static inline void unwind_reset_info(void) {}
 
 #endif /* CONFIG_UNWIND_USER */

@@ -7,7 +7,6 @@
 
 /**
  * struct unwind_cache - one task's user stack, walked once per kernel entry
- * @unwind_completed: bits of the works whose callbacks have seen it.
  * @nr_entries: entries walked.
  * @max_entries: room in @entries.
  * @walked: @entries hold this stay's stack, and traces handed out point
@@ -15,7 +14,6 @@
  * @entries: the return addresses.
  */
 struct unwind_cache {
-	unsigned long		unwind_completed;
 	unsigned int		nr_entries;
 	unsigned int		max_entries;
 	bool			walked;
@@ -40,12 +38,15 @@ union unwind_task_id {
  * @unwind_mask: bits of the works that asked for this stay's stack, plus
  *	UNWIND_PENDING while the task_work is queued and UNWIND_USED once
  *	anything was asked.
+ * @unwind_completed: bits of the works whose callbacks have had this
+ *	stay's stack (atomic bit operations: requests from NMI clear them).
  * @cache: the walked stack, allocated at the first walk.
  * @work: the task_work that walks and calls back.
  * @id: this stay's cookie, 0 until asked for.
  */
 struct unwind_task_info {
 	atomic_long_t		unwind_mask;
+	unsigned long		unwind_completed;
 	struct unwind_cache	*cache;
 	struct callback_head	work;
 	union unwind_task_id	id;

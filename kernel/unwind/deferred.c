@@ -76,10 +76,7 @@ static struct unwind_cache *unwind_cache_get(struct unwind_task_info *info)
 	if (!cache)
 		return info->cache;
 	cache->max_entries = max;
-	if (info->cache) {
-		cache->unwind_completed = info->cache->unwind_completed;
-		kvfree(info->cache);
-	}
+	kvfree(info->cache);
 	info->cache = cache;
 	return cache;
 }
@@ -147,12 +144,13 @@ static void unwind_deferred_task_work(struct callback_head *head)
 
 		if (!(bits & bit))
 			continue;
-		/* Each work sees each stay's stack once. */
-		if (info->cache && (info->cache->unwind_completed & bit))
+		/*
+		 * Each work sees each stay's stack once; marked first, so that
+		 * a request during the callback gets it called again.
+		 */
+		if (test_and_set_bit(work->bit, &info->unwind_completed))
 			continue;
 		work->func(work, &trace, cookie);
-		if (info->cache)
-			info->cache->unwind_completed |= bit;
 	}
 	srcu_read_unlock(&unwind_srcu, idx);
 }
@@ -165,12 +163,15 @@ static void unwind_deferred_task_work(struct callback_head *head)
  *	the callback.
  *
  * @work's callback runs in task context before the task returns to user
- * space, once per stay however often it asks, with the stack walked once
- * for all works.  Safe from NMI where cmpxchg is.
+ * space, once for all the requests it made until then, with the stack
+ * walked once for all works.  A request made after the callback ran (a
+ * sample taken while the task is on its way out) has it called again,
+ * with the same cookie and stack, so that no request goes unanswered.
+ * Safe from NMI where cmpxchg is.
  *
  * Context: Any, with current a user task.
  * Return: 0 if the callback is queued (by this or another request);
- *	1 if this work asked already during this stay; -EINVAL for a kernel
+ *	1 if this work's callback is queued already; -EINVAL for a kernel
  *	thread, an exiting task, a task not from user space, or a cancelled
  *	work; the error of task_work_add() otherwise.
  */
@@ -195,7 +196,7 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 	*cookie = unwind_get_cookie(info);
 
 	old = atomic_long_read(&info->unwind_mask);
-	if (old & want)
+	if ((old & want) && !test_and_clear_bit(bit, &info->unwind_completed))
 		return 1;
 	old = atomic_long_fetch_or(want | UNWIND_PENDING | UNWIND_USED,
 				   &info->unwind_mask);
@@ -260,8 +261,10 @@ void unwind_deferred_cancel(struct unwind_work *work)
 
 	/* No task may keep the bit for the next user that gets it. */
 	scoped_guard(rcu) {
-		for_each_process_thread(g, t)
+		for_each_process_thread(g, t) {
 			atomic_long_andnot(BIT(bit), &t->unwind_info.unwind_mask);
+			clear_bit(bit, &t->unwind_info.unwind_completed);
+		}
 	}
 	guard(mutex)(&unwind_works_lock);
 	__clear_bit(bit, &unwind_works_bits);
@@ -307,6 +310,26 @@ void unwind_deferred_task_exit(struct task_struct *task)
 		return;
 	if (task_work_cancel(task, &info->work))
 		unwind_deferred_task_work(&info->work);
+}
+
+/**
+ * unwind_deferred_task_exec() - end the stay of a task that execs
+ * @task: current, in exec past the point of no return, its old mm still
+ *	in place.
+ *
+ * One stay in the kernel would otherwise hold two user stacks: requests
+ * made before exec would get the new program's entry at the return to
+ * user space.  They get the old program's stack now; requests after this
+ * get a new cookie and, later, the new program's stack.  (An NMI request
+ * landing between the two steps still gets the new stack: a window of a
+ * few instructions, as on the way back to user space.)
+ */
+void unwind_deferred_task_exec(struct task_struct *task)
+{
+	if (WARN_ON_ONCE(task != current))
+		return;
+	unwind_deferred_task_exit(task);
+	unwind_reset_info();
 }
 
 /**

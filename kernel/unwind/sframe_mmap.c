@@ -110,8 +110,18 @@ static void sframe_mmap_work(struct callback_head *head)
 	kfree(w);
 }
 
+/* A mapping that may hold a registered section: see sframe_populate_range() */
+static void sframe_populate_work(struct callback_head *head)
+{
+	struct sframe_mmap_work *w = container_of(head, struct sframe_mmap_work, work);
+
+	if (current->mm && !(current->flags & PF_EXITING))
+		sframe_populate_range(current->mm, w->start, w->end);
+	kfree(w);
+}
+
 static void sframe_queue(struct mm_struct *mm, unsigned long start,
-			 unsigned long end)
+			 unsigned long end, task_work_func_t func)
 {
 	struct sframe_mmap_work *w;
 
@@ -122,7 +132,7 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
 	w = kmalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return;
-	init_task_work(&w->work, sframe_mmap_work);
+	init_task_work(&w->work, func);
 	w->start = start;
 	w->end = end;
 	if (task_work_add(current, &w->work, TWA_RESUME))
@@ -134,14 +144,20 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
  * @vma: the new mapping, mmap lock held for writing.
  * @start: start of what was mapped.
  * @end: its end (@vma may be larger after a merge).
+ *
+ * New code is registered; a new mapping of other parts of a file whose
+ * sections are registered gets the pages of those it holds faulted in.
  */
 void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 		 unsigned long end)
 {
 	/* Only regular files hold ELF images: see sframe_elf_info(). */
-	if (vma->vm_file && (vma->vm_flags & VM_EXEC) &&
-	    S_ISREG(file_inode(vma->vm_file)->i_mode))
-		sframe_queue(vma->vm_mm, start, end);
+	if (!vma->vm_file || !S_ISREG(file_inode(vma->vm_file)->i_mode))
+		return;
+	if (vma->vm_flags & VM_EXEC)
+		sframe_queue(vma->vm_mm, start, end, sframe_mmap_work);
+	else if (sframe_has_file(vma->vm_mm, vma->vm_file))
+		sframe_queue(vma->vm_mm, start, end, sframe_populate_work);
 }
 
 /**

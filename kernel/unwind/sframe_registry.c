@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/moduleparam.h>
+#include <linux/pagemap.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -495,6 +496,91 @@ static int sframe_room(struct mm_struct *mm, size_t *room)
 	return 0;
 }
 
+/* Faulted in between two chances to reschedule */
+#define SFRAME_POPULATE_CHUNK	(64 * PAGE_SIZE)
+
+/*
+ * Samples walk user stacks in interrupts, where a page of the section that
+ * is not mapped in cannot be read, and a process rarely reads its own
+ * .sframe: without this, profiles of it would fall back to frame pointers
+ * all along.  So the section is faulted in once, when it is added.  If
+ * reclaim takes a page away later, interrupt-time walks fall back at that
+ * page until a walk that may fault (deferred, /proc) brings it back.
+ */
+static void sframe_populate(unsigned long start, unsigned long end)
+{
+	size_t len;
+
+	while (start < end && !fatal_signal_pending(current)) {
+		len = min(end - start, SFRAME_POPULATE_CHUNK);
+		if (fault_in_readable((const char __user *)start, len))
+			break;
+		start += len;
+		cond_resched();
+	}
+}
+
+/**
+ * sframe_has_file() - does @mm have a section registered from @file?
+ * @mm: the address space.
+ * @file: the file.
+ *
+ * Context: Any; takes no lock but RCU.
+ */
+bool sframe_has_file(struct mm_struct *mm, const struct file *file)
+{
+	struct sframe_table *t;
+	unsigned int i;
+
+	guard(rcu)();
+	t = rcu_dereference(mm->sframe_table);
+	for (i = 0; t && i < t->nr_ranges; i++)
+		if (t->ranges[i].entry->file == file)
+			return true;
+	return false;
+}
+
+/**
+ * sframe_populate_range() - fault in what sections of @mm lie in a range
+ * @mm: the address space, current->mm.
+ * @start: start of the range, typically a new mapping.
+ * @end: its end.
+ *
+ * ld.so maps a library whole, then each segment over it: the mapping
+ * that held the section when it was registered and faulted in may be
+ * replaced by one with nothing mapped in yet.
+ *
+ * Context: Process context, mmap lock not held; may sleep.
+ */
+void sframe_populate_range(struct mm_struct *mm, unsigned long start,
+			   unsigned long end)
+{
+	unsigned long addr = start, lo, hi;
+	struct sframe_table *t;
+	unsigned int i;
+
+	while (addr < end && !fatal_signal_pending(current)) {
+		lo = end;
+		hi = end;
+		scoped_guard(rcu) {
+			t = rcu_dereference(mm->sframe_table);
+			for (i = 0; t && i < t->nr_ranges; i++) {
+				const struct sframe_entry *e = t->ranges[i].entry;
+				unsigned long s = max(e->sframe_start, addr);
+
+				if (s < min(e->sframe_end, end) && s < lo) {
+					lo = s;
+					hi = min(e->sframe_end, end);
+				}
+			}
+		}
+		if (lo >= end)
+			break;
+		sframe_populate(lo, hi);
+		addr = hi;
+	}
+}
+
 /**
  * sframe_add_section() - register a section in an address space
  * @mm: the address space, current->mm (the section is read from it).
@@ -505,7 +591,7 @@ static int sframe_room(struct mm_struct *mm, size_t *room)
  *
  * Reads and checks the section, then takes the mmap lock for writing and
  * adds it if the text is still mapped as it was (of the file at that
- * place, executable).  A file's section that fails the checks is kept,
+ * place, executable), and faults all of it in.  A file's section that fails the checks is kept,
  * marked bad, so that /proc shows it; an explicit one is refused.  Text of
  * a file's section already registered joins that registration.
  *
@@ -516,6 +602,7 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 {
 	unsigned long sframe_end = add->sframe_start + add->sframe_size;
 	struct sframe_entry *e;
+	bool bad = false;
 	size_t room;
 	int ret;
 
@@ -558,6 +645,7 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 			goto put;
 		set_bit(SFRAME_ENTRY_BAD, &e->flags);
 		sframe_report(e, ret);
+		bad = true;
 	}
 	e->bytes += sframe_section_bytes(&e->sec);
 
@@ -570,8 +658,12 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	if (!ret)
 		ret = sframe_table_insert(mm, e, add->start, add->end);
 	mmap_write_unlock(mm);
-	if (!ret)
+	if (!ret) {
+		/* @e is the table's now: another thread may drop it any time. */
+		if (!bad)
+			sframe_populate(add->sframe_start, sframe_end);
 		return 0;
+	}
 put:
 	sframe_entry_put(e);
 	return ret;

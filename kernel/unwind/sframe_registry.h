@@ -119,6 +119,9 @@ struct sframe_add {
 };
 
 int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add);
+bool sframe_has_file(struct mm_struct *mm, const struct file *file);
+void sframe_populate_range(struct mm_struct *mm, unsigned long start,
+			   unsigned long end);
 int sframe_remove_explicit(struct mm_struct *mm, unsigned long text_start);
 void sframe_remove_range(struct mm_struct *mm, unsigned long start,
 			 unsigned long end, bool data_gone);

@@ -535,19 +535,34 @@ static void uw_nofault_test(struct kunit *test)
 }
 
 /*
- * With page faults disabled, SFrame data that is not resident sends that
- * frame to frame pointers, and leaves the section in use: the same walk
- * with faults enabled takes the SFrame step.  The section lives in a file
- * mapping whose FDE table is 64 KiB past its header, out of the fault-around
- * window of the page registration read, so nothing maps it in.
+ * Registration faults the whole section in, so that walks with page faults
+ * disabled can use it; if its pages go (reclaim; here MADV_DONTNEED), such
+ * a walk sends that frame to frame pointers and leaves the section in use,
+ * and a walk with faults enabled takes the SFrame step and brings them
+ * back.  The section lives in a file mapping whose FDE table is 64 KiB past
+ * its header, out of the fault-around window of the header's page.
  */
+static void uw_nofault_step(struct kunit *test, unsigned long text, unsigned long sp,
+			    unsigned long fp, bool nofault, int type, unsigned long ip)
+{
+	struct unwind_user_state st;
+
+	__unwind_user_start(&st, text + UW_F_SP, sp, fp, sizeof(long), nofault);
+	if (nofault)
+		pagefault_disable();
+	unwind_user_next(&st);
+	if (nofault)
+		pagefault_enable();
+	KUNIT_EXPECT_EQ(test, st.current_type, type);
+	KUNIT_EXPECT_EQ(test, st.ip, ip);
+}
+
 static void uw_nofault_section_test(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
 	unsigned long sp = ctx->stack + 0x800, cfa = sp + 16 + UW_SP_BIAS;
 	unsigned long text, sframe, fp, size, fp_cfa = sp + 0x100;
 	struct sframe_add add = { };
-	struct unwind_user_state st;
 	struct sfb_layout l;
 	struct sfb_spec *s;
 	struct file *file;
@@ -590,17 +605,12 @@ static void uw_nofault_section_test(struct kunit *test)
 	uw_put(test, cfa - 8, text + UW_F_END);
 	fp = uw_fp_frame(test, sp, fp_cfa, text + UW_NO_SFRAME, 0);
 
-	__unwind_user_start(&st, text + UW_F_SP, sp, fp, sizeof(long), true);
-	pagefault_disable();
-	unwind_user_next(&st);
-	pagefault_enable();
-	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
-	KUNIT_EXPECT_EQ(test, st.ip, text + UW_NO_SFRAME);
+	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_SFRAME, text + UW_F_END);
 
-	__unwind_user_start(&st, text + UW_F_SP, sp, fp, sizeof(long), false);
-	unwind_user_next(&st);
-	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_SFRAME);
-	KUNIT_EXPECT_EQ(test, st.ip, text + UW_F_END);
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, sframe, size, MADV_DONTNEED), 0);
+	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_FP, text + UW_NO_SFRAME);
+	uw_nofault_step(test, text, sp, fp, false, UNWIND_USER_TYPE_SFRAME, text + UW_F_END);
+	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_SFRAME, text + UW_F_END);
 }
 
 /*
@@ -703,6 +713,8 @@ struct uw_perf_args {
 	unsigned int	nr_sframe;
 	u64		limited[UW_PERF_MAX + 1];	/* the same, max_stack 2 */
 	unsigned int	nr_limited;
+	u64		deferred[UW_PERF_MAX + 1];	/* with a deferred cookie */
+	unsigned int	nr_deferred;
 	u64		plain[UW_PERF_MAX + 1];		/* without: the arch's own walk */
 	unsigned int	nr_plain;
 	u64		arch[UW_PERF_MAX + 1];		/* perf_callchain_user() itself */
@@ -743,15 +755,18 @@ static unsigned int uw_perf_copy(struct perf_callchain_entry *entry, u64 *ips)
 	return nr;
 }
 
-static unsigned int uw_perf_take(struct pt_regs *regs, u32 max_stack, u64 *ips)
+#define UW_PERF_COOKIE	0x1234500000003ULL
+
+static unsigned int uw_perf_take(struct pt_regs *regs, u32 max_stack, u64 cookie,
+				 u64 *ips)
 {
 	unsigned long flags;
 	unsigned int nr;
 
 	/* As in a PMU interrupt: one CPU's callchain buffer, RCU held */
 	local_irq_save(flags);
-	nr = uw_perf_copy(get_perf_callchain(regs, false, true, max_stack, false, true),
-			  ips);
+	nr = uw_perf_copy(get_perf_callchain(regs, false, true, max_stack, false, true,
+					     cookie), ips);
 	local_irq_restore(flags);
 	return nr;
 }
@@ -772,12 +787,13 @@ static int uw_perf_child(void *arg)
 	 */
 	unwind_user(&trace, UW_PERF_MAX);
 	a->nr_faulted = trace.nr;
-	a->nr_sframe = uw_perf_take(regs, UW_PERF_MAX, a->sframe);
-	a->nr_limited = uw_perf_take(regs, 2, a->limited);
+	a->nr_sframe = uw_perf_take(regs, UW_PERF_MAX, 0, a->sframe);
+	a->nr_limited = uw_perf_take(regs, 2, 0, a->limited);
+	a->nr_deferred = uw_perf_take(regs, UW_PERF_MAX, UW_PERF_COOKIE, a->deferred);
 
 	/* No section: the callchain is the arch's, as before SFrame. */
 	KUNIT_EXPECT_EQ(a->test, sframe_remove_explicit(current->mm, a->ctx->text), 0);
-	a->nr_plain = uw_perf_take(regs, UW_PERF_MAX, a->plain);
+	a->nr_plain = uw_perf_take(regs, UW_PERF_MAX, 0, a->plain);
 
 	entry = kzalloc(struct_size(entry, ip, UW_PERF_MAX + 1), GFP_KERNEL);
 	if (!entry)
@@ -794,21 +810,37 @@ static int uw_perf_child(void *arg)
 	return 0;
 }
 
+/*
+ * A stack of three frames at @sp, @fp, starting at the returned address:
+ * UW_F_FP (frame pointer set up), UW_F_SP, UW_F_END.  Frame pointers
+ * alone find the first two.
+ */
+static unsigned long uw_three_frames(struct kunit *test, unsigned long *sp,
+				     unsigned long *fp)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long cfa1, cfa2;
+
+	*sp = ctx->stack + 0x800;
+	*fp = *sp + 0x40;
+	cfa1 = *fp + 16;
+	cfa2 = cfa1 + 16;
+	uw_put(test, cfa1 - 16, 0xf00d0);	/* the caller's FP */
+	uw_put(test, cfa1 - 8, ctx->text + UW_F_SP + 0x10);
+	uw_put(test, cfa2 - 8, ctx->text + UW_F_END + 0x8);
+	return ctx->text + UW_F_FP + 0x8;
+}
+
 static void uw_perf_callchain_test(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
-	unsigned long sp = ctx->stack + 0x800, fp = sp + 0x40;
-	unsigned long cfa1 = fp + 16, cfa2 = cfa1 + 16;
 	struct uw_perf_args *a;
 	unsigned int i;
 
 	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	uw_put(test, cfa1 - 16, 0xf00d0);	/* the caller's FP */
-	uw_put(test, cfa1 - 8, ctx->text + UW_F_SP + 0x10);
-	uw_put(test, cfa2 - 8, ctx->text + UW_F_END + 0x8);
-	*a = (struct uw_perf_args){ .test = test, .ctx = ctx,
-				    .ip = ctx->text + UW_F_FP + 0x8, .sp = sp, .fp = fp };
+	*a = (struct uw_perf_args){ .test = test, .ctx = ctx };
+	a->ip = uw_three_frames(test, &a->sp, &a->fp);
 
 	KUNIT_ASSERT_EQ(test, get_callchain_buffers(UW_PERF_MAX), 0);
 	KUNIT_EXPECT_EQ(test, kunit_fork_run(uw_perf_child, a), 0);
@@ -826,11 +858,110 @@ static void uw_perf_callchain_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->limited[0], PERF_CONTEXT_USER);
 	KUNIT_EXPECT_EQ(test, a->limited[2], ctx->text + UW_F_SP + 0x10);
 
+	/* Deferred: the marker and the cookie, no stack (it comes later). */
+	KUNIT_ASSERT_EQ(test, a->nr_deferred, 2);
+	KUNIT_EXPECT_EQ(test, a->deferred[0], PERF_CONTEXT_USER_DEFERRED);
+	KUNIT_EXPECT_EQ(test, a->deferred[1], UW_PERF_COOKIE);
+
 	KUNIT_ASSERT_EQ(test, a->nr_plain, a->nr_arch);
 	for (i = 0; i < a->nr_plain; i++)
 		KUNIT_EXPECT_EQ_MSG(test, a->plain[i], a->arch[i], "entry %u", i);
 	/* Frame pointers alone miss the last frame: SFrame found it. */
 	KUNIT_EXPECT_LT(test, a->nr_plain, a->nr_sframe);
+}
+
+/*
+ * A request made after its callback ran in the same stay has it called
+ * again, with the same cookie and stack.  exec ends a stay: requests made
+ * before it get the old program's stack at once, requests after it a new
+ * cookie and, at the return to user space (here: at exit), the new
+ * program's stack.
+ */
+struct uw_exec_args {
+	struct kunit	*test;
+	struct uw_ctx	*ctx;
+	unsigned long	ip, sp, fp;
+	unsigned int	calls;
+	u64		cookie[3];
+	unsigned int	nr[3];
+	unsigned long	first_ip[3];
+	u64		asked[3];
+};
+
+static struct uw_exec_args *uw_exec_now;
+
+static void uw_exec_callback(struct unwind_work *work, struct unwind_stacktrace *trace,
+			     u64 cookie)
+{
+	struct uw_exec_args *a = uw_exec_now;
+	unsigned int i = a->calls++;
+
+	if (i >= ARRAY_SIZE(a->cookie))
+		return;
+	a->cookie[i] = cookie;
+	a->nr[i] = trace->nr;
+	a->first_ip[i] = trace->nr ? trace->entries[0] : 0;
+}
+
+static int uw_exec_child(void *arg)
+{
+	static struct unwind_work work;
+	struct uw_exec_args *a = arg;
+	struct kunit *test = a->test;
+	struct pt_regs *regs = task_pt_regs(current);
+	u64 again;
+
+	uw_user_regs(regs, a->ip, a->sp, a->fp);
+	if (unwind_deferred_init(&work, uw_exec_callback))
+		return -EBUSY;
+	KUNIT_EXPECT_EQ(test, unwind_deferred_request(&work, &a->asked[0]), 0);
+	KUNIT_EXPECT_EQ(test, unwind_deferred_request(&work, &again), 1);
+	KUNIT_EXPECT_EQ(test, again, a->asked[0]);
+
+	/* Served (as on the way out), then asked again in the same stay */
+	unwind_deferred_task_exit(current);
+	KUNIT_EXPECT_EQ(test, a->calls, 1);
+	KUNIT_EXPECT_EQ(test, unwind_deferred_request(&work, &a->asked[1]), 0);
+	KUNIT_EXPECT_EQ(test, unwind_deferred_request(&work, &again), 1);
+
+	unwind_deferred_task_exec(current);
+	KUNIT_EXPECT_EQ(test, a->calls, 2);
+
+	/* The new program, at its entry point with a stack of its own */
+	uw_user_regs(regs, a->ctx->text + UW_F_END + 0x8, a->sp + 0x400, 0);
+	KUNIT_EXPECT_EQ(test, unwind_deferred_request(&work, &a->asked[2]), 0);
+	unwind_deferred_task_exit(current);
+	KUNIT_EXPECT_EQ(test, a->calls, 3);
+	unwind_deferred_cancel(&work);
+	return 0;
+}
+
+static void uw_deferred_stays_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	struct uw_exec_args *a;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	*a = (struct uw_exec_args){ .test = test, .ctx = ctx };
+	a->ip = uw_three_frames(test, &a->sp, &a->fp);
+	uw_exec_now = a;
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(uw_exec_child, a), 0);
+
+	KUNIT_ASSERT_EQ(test, a->calls, 3);
+	KUNIT_EXPECT_NE(test, a->asked[0], 0);
+	KUNIT_EXPECT_EQ(test, a->cookie[0], a->asked[0]);
+	KUNIT_EXPECT_EQ(test, a->nr[0], 3);
+	KUNIT_EXPECT_EQ(test, a->first_ip[0], a->ip);
+	/* A request after the callback: called again, same stay, same stack */
+	KUNIT_EXPECT_EQ(test, a->asked[1], a->asked[0]);
+	KUNIT_EXPECT_EQ(test, a->cookie[1], a->asked[0]);
+	KUNIT_EXPECT_EQ(test, a->nr[1], 3);
+	KUNIT_EXPECT_EQ(test, a->first_ip[1], a->ip);
+	/* After exec: another stay */
+	KUNIT_EXPECT_NE(test, a->asked[2], a->asked[0]);
+	KUNIT_EXPECT_EQ(test, a->cookie[2], a->asked[2]);
+	KUNIT_EXPECT_EQ(test, a->first_ip[2], ctx->text + UW_F_END + 0x8);
 }
 
 static struct kunit_case uw_cases[] = {
@@ -851,6 +982,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE_PARAM(uw_fre_budget_test, uw_budget_gen_params),
 	KUNIT_CASE(uw_cache_resize_test),
 	KUNIT_CASE(uw_perf_callchain_test),
+	KUNIT_CASE(uw_deferred_stays_test),
 	{}
 };
 
