@@ -3,7 +3,8 @@
  * ustack-demo: prints its own user stack as the kernel unwinds it, from
  * /proc/thread-self/ustack, with each address's symbol.  `make demo` builds
  * it -O2 -fomit-frame-pointer twice, with SFrame and without, to show what
- * frame pointers alone miss.
+ * frame pointers alone miss.  ustack-demo --spin SECONDS instead spins that
+ * long (CPU time) at the end of the same chain, for perf to sample.
  *
  * The file is read by a system call in the innermost function itself, so
  * the first frame is this program's code and not glibc's.
@@ -15,12 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sf_syscall.h"
 
 static char stack_text[16384];
 static int stack_fd;
+static double spin_seconds;
+static volatile unsigned long spin_sink;
 
 __attribute__((noinline)) long demo_read_stack(void)
 {
@@ -28,10 +32,25 @@ __attribute__((noinline)) long demo_read_stack(void)
 			   sizeof(stack_text) - 1, 0);
 }
 
+__attribute__((noinline)) long demo_spin(void)
+{
+	unsigned long x = spin_sink, i;
+
+	for (i = 0; i < 100000; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	spin_sink = x;
+	return x & 1;
+}
+
 /* Work after each call keeps the compiler from turning it into a jump. */
 __attribute__((noinline)) long demo_inner(int depth)
 {
-	long r = depth ? demo_inner(depth - 1) : demo_read_stack();
+	long r;
+
+	if (depth)
+		r = demo_inner(depth - 1);
+	else
+		r = spin_seconds ? demo_spin() : demo_read_stack();
 
 	__asm__ volatile("" : : : "memory");
 	return r + 1;
@@ -53,13 +72,19 @@ __attribute__((noinline)) long demo_outer(void)
 	return r + 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *line = stack_text, *end;
 	unsigned long ip;
 	char method[8];
 	Dl_info info;
 
+	if (argc == 3 && !strcmp(argv[1], "--spin")) {
+		spin_seconds = atof(argv[2]);
+		while ((double)clock() / CLOCKS_PER_SEC < spin_seconds)
+			demo_outer();
+		return 0;
+	}
 	stack_fd = open("/proc/thread-self/ustack", O_RDONLY);
 	if (stack_fd < 0) {
 		perror("/proc/thread-self/ustack");

@@ -224,7 +224,11 @@ int main(void)
 	mount_fs("devtmpfs", "/dev", "devtmpfs");
 	console = open("/dev/console", O_WRONLY | O_NOCTTY);
 	mount_fs("proc", "/proc", "proc");
+	/* What udev would add, and tools (bpftrace's clang) use */
+	symlink("/proc/self/fd", "/dev/fd");
 	mount_fs("sysfs", "/sys", "sysfs");
+	/* Where tracers (bpftrace, perf trace) look for events */
+	mount_fs("tracefs", "/sys/kernel/tracing", "tracefs");
 	mkdir("/tmp", 01777);
 	mkdir(WORK_DIR, 0755);
 	if (chdir(WORK_DIR))

@@ -27,12 +27,21 @@
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define SF_TEST_SECONDS		60
 #define SF_LEAK_WAIT_MS		2000
-#define SF_MAX_ARGS		4
+#define SF_MAX_ARGS		8
 
 struct sf_test {
 	const char	*name;
 	const char	*argv[SF_MAX_ARGS];
 };
+
+/*
+ * Debian's perf sampling sf-perf, then reading what it recorded: under
+ * emulation, perf script alone takes a while.
+ */
+#define SF_PERF_TOOL_SECONDS	300
+#define SF_PERF_TOOL(name, mode, program, ...)					\
+	{ name, { "sf-perf-tool", "linux-perf", mode, program, "--work", "1000",	\
+		  ##__VA_ARGS__ } }
 
 /* "%PID" in an argument stands for the driver's own pid. */
 static const struct sf_test sf_tests[] = {
@@ -58,8 +67,21 @@ static const struct sf_test sf_tests[] = {
 	{ "deferred",		{ "sf-deferred" } },
 	{ "perf",		{ "sf-perf" } },
 	{ "perf-no-sframe",	{ "sf-perf-nosf", "--no-sframe" } },
+	{ "perf-defer",		{ "sf-perf", "--defer" } },
+	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" } },
+	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" } },
+	{ "perf-defer-exec",	{ "sf-perf-defer", "exec" } },
 	{ "bpf",		{ "sf-perf", "--bpf" } },
 	{ "bpf-no-sframe",	{ "sf-perf-nosf", "--no-sframe", "--bpf" } },
+	SF_PERF_TOOL("perf-tool-fp", "fp", "sf-perf"),
+	SF_PERF_TOOL("perf-tool-defer", "defer", "sf-perf"),
+	SF_PERF_TOOL("perf-tool-fp-no-sframe", "fp", "sf-perf-nosf", "--no-sframe"),
+#if defined(__x86_64__)
+	/* Only when named: tools/testing/selftests/sframe/run boots for them. */
+	{ "bpftrace",		{ "sf-bpftrace-tool", "bpftrace", "sf-perf" } },
+	{ "bpftrace-no-sframe",	{ "sf-bpftrace-tool", "bpftrace", "sf-perf-nosf",
+				  "--no-sframe" } },
+#endif
 	{ "ftrace",		{ "sf-ftrace" } },
 	{ "ftrace-no-sframe",	{ "sf-ftrace-nosf", "--no-sframe" } },
 #if defined(__x86_64__)
@@ -119,9 +141,10 @@ static void sf_child(const struct sf_test *t, int out)
  * Reads the test's output until it closes the pipe or its time is up;
  * keeps the output for a failure report and the first FAIL: line.
  */
-static bool sf_collect(int fd, pid_t pid, char **out, size_t *len)
+static bool sf_collect(int fd, pid_t pid, unsigned int seconds, char **out,
+		       size_t *len)
 {
-	long deadline = sf_now_ms() + SF_TEST_SECONDS * 1000L;
+	long deadline = sf_now_ms() + seconds * 1000L;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	char buf[4096];
 	ssize_t n;
@@ -189,6 +212,8 @@ static bool sf_no_leak(long before, long *after)
 
 static void sf_run(const struct sf_test *t)
 {
+	unsigned int seconds = strcmp(t->argv[0], "sf-perf-tool") ? SF_TEST_SECONDS :
+			       SF_PERF_TOOL_SECONDS;
 	char reason[256] = "", *out = NULL;
 	long before, after;
 	bool in_time, ok;
@@ -215,7 +240,7 @@ static void sf_run(const struct sf_test *t)
 	}
 	setpgid(pid, pid);	/* also here: no race with the child's own call */
 	close(pipefd[1]);
-	in_time = sf_collect(pipefd[0], pid, &out, &len);
+	in_time = sf_collect(pipefd[0], pid, seconds, &out, &len);
 	close(pipefd[0]);
 	waitpid(pid, &status, 0);
 	/* Whatever the test left behind in its group goes too. */
@@ -226,7 +251,7 @@ static void sf_run(const struct sf_test *t)
 	ok = in_time && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	sf_show(out, !ok, reason, sizeof(reason));
 	if (!in_time)
-		snprintf(reason, sizeof(reason), "no result within %d s", SF_TEST_SECONDS);
+		snprintf(reason, sizeof(reason), "no result within %u s", seconds);
 	else if (WIFSIGNALED(status))
 		snprintf(reason, sizeof(reason), "killed by signal %d (%s)", WTERMSIG(status),
 			 strsignal(WTERMSIG(status)));
@@ -242,12 +267,14 @@ static void sf_run(const struct sf_test *t)
 	free(out);
 }
 
-static bool sf_selected(const char *name, int argc, char **argv)
+static bool sf_selected(const struct sf_test *t, int argc, char **argv)
 {
+	const char *name = t->name;
 	int i;
 
+	/* bpftrace needs a boot of its own, with more memory */
 	if (argc < 2)
-		return true;
+		return strcmp(t->argv[0], "sf-bpftrace-tool");
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], name))
 			return true;
@@ -261,7 +288,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; i < ntests; i++)
-		planned += sf_selected(sf_tests[i].name, argc, argv);
+		planned += sf_selected(&sf_tests[i], argc, argv);
 	printf("1..%d\n", planned + 1);
 
 	if (access("/proc/self/sframe", R_OK))
@@ -272,7 +299,7 @@ int main(int argc, char **argv)
 		printf("# %ssections: %s: leak checks are off\n", SF_PARAM_DIR, strerror(errno));
 
 	for (i = 0; i < ntests; i++)
-		if (sf_selected(sf_tests[i].name, argc, argv))
+		if (sf_selected(&sf_tests[i], argc, argv))
 			sf_run(&sf_tests[i]);
 
 	/* All of it, once more: per-test checks miss a leak from a failed test. */

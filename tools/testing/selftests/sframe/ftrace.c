@@ -128,7 +128,6 @@ int main(int argc, char **argv)
 
 	ftrace_pid = getpid();
 	signal(SIGURG, SIG_IGN);
-	sf_touch_sframe();
 	if (mount("tracefs", TRACING, "tracefs", 0, NULL) && errno != EBUSY)
 		sf_fail("mount tracefs: %m");
 	snprintf(pid, sizeof(pid), "%ld", ftrace_pid);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sf-perf [--no-sframe] [--bpf]: samples itself with perf_event_open()
+ * sf-perf [--no-sframe] [--bpf | --defer | --work MS]: samples itself with perf_event_open()
  * (cpu-clock, user mode only, user callchains) while it spins in known
  * call chains, reads the samples from its ring buffer and checks each
  * callchain symbol by symbol, from the sampled function down to main:
@@ -14,7 +14,8 @@
  * the rest of the chain to main.  At least 1,000 samples per chain, at
  * least 99.9% of them exact.  Built -O2 -fomit-frame-pointer; the kernel
  * takes the callchain in the timer interrupt, with page faults disabled,
- * so the program first touches its SFrame sections.  With --no-sframe
+ * from SFrame sections the program never reads itself (the kernel faulted
+ * them in when it registered them).  With --no-sframe
  * (the same sources built without SFrame) it only reports how many
  * samples frame pointers alone followed to main.
  *
@@ -22,11 +23,20 @@
  * one's user stack with bpf_get_stackid(BPF_F_USER_STACK) into a stack
  * map and counts it; the stacks are checked the same way, weighted by
  * their counts.
+ *
+ * With --defer the samples ask for deferred user callchains (Linux 6.19's
+ * ABI): each sample's callchain is PERF_CONTEXT_USER_DEFERRED and a
+ * cookie, and the stack comes in a PERF_RECORD_CALLCHAIN_DEFERRED record
+ * with that cookie, walked on the way back to user space, where the
+ * kernel may fault pages in.  Every sample must get exactly one record, and
+ * consecutive records (one stay in the kernel each) different cookies.
+ *
+ * With --work MS it only runs each chain for MS milliseconds, for a perf
+ * tool to sample it (sf-perf-tool).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <linux/bpf.h>
-#include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sf_perf.h"
 #include "sf_syscall.h"
 #include "sframe_test.h"
 
@@ -48,14 +59,15 @@
 #define PERF_MAX_SECONDS	60
 #define PERF_SPIN		200000
 #define PERF_DATA_PAGES		64
-#define PERF_CHAIN_MAX		16
+#define PERF_PENDING_MAX	64
 
 typedef long (*perf_cb)(void);
 typedef long (*perf_mid)(perf_cb cb);
 
 long lib_ustack_mid(perf_cb cb);
 
-static bool perf_no_sframe, perf_bpf;
+static bool perf_no_sframe, perf_bpf, perf_defer;
+static unsigned int perf_work_ms;
 static int perf_fd = -1;
 static volatile unsigned long perf_sink;
 
@@ -100,21 +112,13 @@ __attribute__((noinline)) long perf_round(long (*a)(perf_mid), perf_mid mid)
 {
 	long r;
 
-	sf_syscall4(SYS_ioctl, perf_fd, PERF_EVENT_IOC_ENABLE, 0, 0);
+	if (perf_fd >= 0)
+		sf_syscall4(SYS_ioctl, perf_fd, PERF_EVENT_IOC_ENABLE, 0, 0);
 	r = a(mid);
-	sf_syscall4(SYS_ioctl, perf_fd, PERF_EVENT_IOC_DISABLE, 0, 0);
+	if (perf_fd >= 0)
+		sf_syscall4(SYS_ioctl, perf_fd, PERF_EVENT_IOC_DISABLE, 0, 0);
 	__asm__ volatile("" : : : "memory");
 	return r;
-}
-
-/* The function an address lies in: the return address's call before it */
-static const char *perf_sym(unsigned long ip, bool ret)
-{
-	Dl_info info;
-
-	if (!dladdr((void *)(ret ? ip - 1 : ip), &info) || !info.dli_sname)
-		return "?";
-	return info.dli_sname;
 }
 
 struct perf_tally {
@@ -123,43 +127,38 @@ struct perf_tally {
 	unsigned int	samples;
 	unsigned int	exact;
 	unsigned int	shown;
+	/* --defer: cookies of samples waiting for their stack, last record's */
+	uint64_t	pending[PERF_PENDING_MAX];
+	unsigned int	npending;
+	uint64_t	last_cookie;
 };
-
-/* Is @ips (innermost first) the rest of @t's chain from its first frame? */
-static bool perf_exact(struct perf_tally *t, const uint64_t *ips, unsigned int nr)
-{
-	unsigned int k = 0, i;
-
-	while (t->chain[k] && strcmp(t->chain[k], perf_sym(ips[0], false)))
-		k++;
-	if (!t->chain[k])
-		return false;
-	for (i = 1; t->chain[k + i]; i++)
-		if (i >= nr || strcmp(t->chain[k + i], perf_sym(ips[i], true)))
-			return false;
-	return true;
-}
 
 /* @ips (innermost first) seen @count times */
 static void perf_stack(struct perf_tally *t, const uint64_t *ips, uint64_t nr,
 		       unsigned int count)
 {
-	unsigned int i;
-
 	t->samples += count;
-	if (nr && perf_exact(t, ips, nr)) {
+	if (sf_perf_chain_exact(t->chain, ips, nr)) {
 		t->exact += count;
 		return;
 	}
-	if (perf_no_sframe || t->shown++ >= 3)
-		return;
-	sf_info("%s: inexact callchain:", t->name);
-	for (i = 0; i < nr && i < PERF_CHAIN_MAX; i++)
-		sf_info("  %#llx %s", (unsigned long long)ips[i], perf_sym(ips[i], i));
+	if (!perf_no_sframe && t->shown++ < 3)
+		sf_perf_chain_show(t->name, ips, nr);
 }
 
 static void perf_sample(struct perf_tally *t, const uint64_t *chain, uint64_t nr)
 {
+	if (perf_defer) {
+		if (!SF_CHECK(nr == 2 && chain[0] == PERF_CONTEXT_USER_DEFERRED,
+			      "%s: callchain of %llu, not a deferred one", t->name,
+			      (unsigned long long)nr) ||
+		    !SF_CHECK(t->npending < PERF_PENDING_MAX,
+			      "%s: %u samples wait for their stacks", t->name,
+			      t->npending))
+			return;
+		t->pending[t->npending++] = chain[1];
+		return;
+	}
 	/* User mode only: one context, the user one, first. */
 	if (!SF_CHECK(nr >= 2 && chain[0] == PERF_CONTEXT_USER,
 		      "%s: callchain of %llu without a user context", t->name,
@@ -168,31 +167,44 @@ static void perf_sample(struct perf_tally *t, const uint64_t *chain, uint64_t nr
 	perf_stack(t, chain + 1, nr - 1, 1);
 }
 
-/* Consumes what the ring buffer holds. */
-static void perf_drain(struct perf_event_mmap_page *meta, struct perf_tally *t)
+/* A deferred stack: the user part of every sample that waits for @cookie */
+static void perf_deferred(struct perf_tally *t, uint64_t cookie,
+			  const uint64_t *ips, uint64_t nr)
 {
-	unsigned char *data = (unsigned char *)meta + meta->data_offset;
-	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = meta->data_tail, size = meta->data_size;
-	struct perf_event_header hdr;
-	static uint64_t rec[1024];
-	unsigned int i;
+	unsigned int i, kept = 0, got = 0;
 
-	while (tail < head) {
-		memcpy(&hdr, data + tail % size, sizeof(hdr));
-		if (!SF_CHECK(hdr.size >= sizeof(hdr) && hdr.size <= sizeof(rec),
-			      "record of %u bytes", hdr.size))
-			break;
-		/* A record may wrap around the end of the buffer. */
-		for (i = 0; i < hdr.size; i++)
-			((unsigned char *)rec)[i] = data[(tail + i) % size];
-		if (hdr.type == PERF_RECORD_SAMPLE)	/* header, ip, nr, ips */
-			perf_sample(t, &rec[3], rec[2]);
-		else
-			SF_CHECK(hdr.type != PERF_RECORD_LOST, "%s: samples lost", t->name);
-		tail += hdr.size;
+	SF_CHECK(cookie && cookie != t->last_cookie,
+		 "%s: record with cookie %#llx after one with %#llx", t->name,
+		 (unsigned long long)cookie, (unsigned long long)t->last_cookie);
+	t->last_cookie = cookie;
+	for (i = 0; i < t->npending; i++) {
+		if (t->pending[i] != cookie) {
+			t->pending[kept++] = t->pending[i];
+			continue;
+		}
+		perf_stack(t, ips, nr, 1);
+		got++;
 	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	t->npending = kept;
+	SF_CHECK(got, "%s: record with cookie %#llx, which no sample has", t->name,
+		 (unsigned long long)cookie);
+}
+
+/* Consumes what the ring buffer holds. */
+static void perf_drain(struct sf_perf_ring *ring, struct perf_tally *t)
+{
+	const struct perf_event_header *hdr;
+	const uint64_t *rec = ring->rec;
+
+	while ((hdr = sf_perf_ring_next(ring))) {
+		if (hdr->type == PERF_RECORD_SAMPLE)	/* header, ip, nr, ips */
+			perf_sample(t, &rec[3], rec[2]);
+		else if (hdr->type == PERF_RECORD_CALLCHAIN_DEFERRED &&
+			 SF_CHECK(perf_defer, "%s: a deferred record", t->name))
+			perf_deferred(t, rec[1], &rec[3], rec[2]); /* header, cookie, nr */
+		else
+			SF_CHECK(hdr->type != PERF_RECORD_LOST, "%s: samples lost", t->name);
+	}
 }
 
 /*
@@ -310,7 +322,6 @@ static void bpf_drain(struct perf_tally *t)
 __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid),
 					perf_mid mid)
 {
-	size_t len = (1 + PERF_DATA_PAGES) * sf_page_size();
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
@@ -322,15 +333,31 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 		.exclude_hv = 1,
 		.exclude_callchain_kernel = 1,
 	};
-	struct perf_event_mmap_page *meta = NULL;
+	static struct sf_perf_ring ring;
 	time_t end = time(NULL) + PERF_MAX_SECONDS;
 	unsigned int round;
 	int prog = -1;
 
+	if (perf_work_ms) {	/* sampled by a perf tool instead */
+		struct timespec now, stop;
+
+		clock_gettime(CLOCK_MONOTONIC, &stop);
+		stop.tv_sec += perf_work_ms / 1000;
+		stop.tv_nsec += (perf_work_ms % 1000) * 1000000L;
+		do {
+			perf_round(a, mid);
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		} while (now.tv_sec * 1000000000LL + now.tv_nsec <
+			 stop.tv_sec * 1000000000LL + stop.tv_nsec);
+		return;
+	}
+
 	/* The program takes the stack itself: bpf_get_stackid()'s own path */
 	if (perf_bpf)
 		attr.sample_type = PERF_SAMPLE_IP;
-	perf_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (perf_defer)
+		sf_perf_defer(&attr, true, true);
+	perf_fd = sf_perf_open(&attr, 0, -1);
 	if (!SF_CHECK(perf_fd >= 0, "perf_event_open: %m"))
 		return;
 	if (perf_bpf) {
@@ -343,8 +370,7 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 					  "PERF_EVENT_IOC_SET_BPF: %m"))
 			goto out;
 	} else {
-		meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, perf_fd, 0);
-		if (!SF_CHECK(meta != MAP_FAILED, "mmap of the ring buffer: %m"))
+		if (!sf_perf_ring_map(&ring, perf_fd, PERF_DATA_PAGES))
 			goto out;
 	}
 	for (round = 0; time(NULL) < end; round++) {
@@ -352,7 +378,7 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 		if (perf_bpf && bpf_count(BPF_TOTAL) >= PERF_SAMPLES)
 			break;
 		if (!perf_bpf) {
-			perf_drain(meta, t);
+			perf_drain(&ring, t);
 			if (t->samples >= PERF_SAMPLES)
 				break;
 		}
@@ -360,7 +386,9 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 	if (perf_bpf)
 		bpf_drain(t);
 	else
-		munmap(meta, len);
+		sf_perf_ring_unmap(&ring);
+	SF_CHECK(!t->npending, "%s: %u samples never got their stacks", t->name,
+		 t->npending);
 	SF_CHECK(t->samples >= PERF_SAMPLES, "%s: %u samples in %u rounds", t->name,
 		 t->samples, round);
 	if (perf_no_sframe)
@@ -383,16 +411,8 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const char *const linked[] = {
-		"perf_spin", "perf_c", "lib_ustack_mid", "perf_a", "perf_round",
-		"perf_run", "main", NULL
-	};
-	static const char *const dl[] = {
-		"perf_spin", "perf_c", "dl_ustack_mid", "perf_dl_a", "perf_round",
-		"perf_run", "main", NULL
-	};
-	struct perf_tally t_linked = { .name = "linked", .chain = linked };
-	struct perf_tally t_dl = { .name = "dlopen", .chain = dl };
+	struct perf_tally t_linked = { .name = "linked", .chain = sf_perf_linked_chain };
+	struct perf_tally t_dl = { .name = "dlopen", .chain = sf_perf_dl_chain };
 	const char *lib = "libsf-ustack-dl.so";
 	perf_mid dl_mid;
 	void *h;
@@ -400,6 +420,11 @@ int main(int argc, char **argv)
 	for (; argc > 1; argc--, argv++) {
 		perf_no_sframe |= !strcmp(argv[1], "--no-sframe");
 		perf_bpf |= !strcmp(argv[1], "--bpf");
+		perf_defer |= !strcmp(argv[1], "--defer");
+		if (!strcmp(argv[1], "--work") && argc > 2) {
+			perf_work_ms = atoi(argv[2]);
+			argc--, argv++;
+		}
 	}
 	if (perf_no_sframe)
 		lib = "libsf-ustack-dl-nosf.so";
@@ -409,8 +434,6 @@ int main(int argc, char **argv)
 	dl_mid = (perf_mid)dlsym(h, "dl_ustack_mid");
 	if (!SF_CHECK(dl_mid, "dlsym: %s", dlerror()))
 		sf_exit();
-	sf_touch_sframe();
-
 	perf_run(&t_linked, perf_a, lib_ustack_mid);
 	perf_run(&t_dl, perf_dl_a, dl_mid);
 	sf_exit();

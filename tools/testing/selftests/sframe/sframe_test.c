@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,41 +66,6 @@ void sf_exit(void)
 unsigned long sf_page_size(void)
 {
 	return sysconf(_SC_PAGESIZE);
-}
-
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
-
-static volatile unsigned char sf_touched;
-
-static int sf_touch_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-	unsigned long page = sf_page_size(), a, end;
-	int i;
-
-	(void)size;
-	(void)data;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		if (info->dlpi_phdr[i].p_type != PT_GNU_SFRAME)
-			continue;
-		a = sf_page_down(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-		end = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
-		      info->dlpi_phdr[i].p_memsz;
-		for (; a < end; a += page)
-			sf_touched += *(volatile unsigned char *)a;
-	}
-	return 0;
-}
-
-/*
- * Stacks taken in interrupts (perf, BPF, ftrace) are walked with page
- * faults disabled: a page of .sframe never read sends its frames to frame
- * pointers.  A program about to be sampled reads its sections once.
- */
-void sf_touch_sframe(void)
-{
-	dl_iterate_phdr(sf_touch_object, NULL);
 }
 
 unsigned long sf_page_down(unsigned long addr)

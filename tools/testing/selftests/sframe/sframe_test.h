@@ -33,7 +33,6 @@ void __attribute__((noreturn)) sf_exit(void);
 
 unsigned long sf_page_size(void);
 unsigned long sf_page_down(unsigned long addr);
-void sf_touch_sframe(void);
 unsigned long sf_page_up(unsigned long addr);
 
 bool sf_read_self(struct sf_set *got, const char *step);

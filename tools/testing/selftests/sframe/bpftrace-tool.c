@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-bpftrace-tool DIR PROGRAM [--no-sframe]: Debian's own bpftrace,
+ * unchanged, profiles PROGRAM (sf-perf --work MS, as sf-perf-tool does)
+ * with
+ *
+ *   bpftrace -e 'profile:hz:999 /comm == "PROGRAM"/ { @[ustack] = count(); }
+ *                interval:s:6 { exit(); }'
+ *
+ * (PROGRAM starts once bpftrace has attached, and still runs when it
+ * prints, so that it can name the functions)
+ * and reads the stacks it prints (one "@[" block per stack, a frame per
+ * line, then "]: COUNT"): every stack whose first frame is one of the
+ * chains' functions must go on exact to main, for >= 99.9% of >= 1,000
+ * samples.  bpftrace takes the stacks with bpf_get_stackid(), so through
+ * perf's get_perf_callchain() and the SFrame walker.  With --no-sframe
+ * (PROGRAM built without SFrame) it only reports what frame pointers got.
+ *
+ * DIR holds bpftrace, its loader and its libraries (tools/vm/guest-tool).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sf_perf.h"
+#include "sframe_test.h"
+
+#define BT_SAMPLES	1000
+#define BT_LINE		1024
+#define BT_NAME		256
+
+int main(int argc, char **argv)
+{
+	char loader[BT_NAME], path[2 * BT_NAME], prog[2 * BT_NAME], script[BT_LINE];
+	static char names[SF_PERF_CHAIN_NAMES][BT_NAME];
+	const char *name_ptr[SF_PERF_CHAIN_NAMES];
+	unsigned int samples = 0, exact = 0, nr = 0, shown = 0, i;
+	char line[BT_LINE], sym[BT_NAME];
+	bool no_sframe, in_stack = false;
+	pid_t work = -1, bt;
+	unsigned long count;
+	int p[2], status;
+	FILE *f;
+
+	if (!SF_CHECK(argc >= 3 && strlen(argv[1]) < BT_NAME,
+		      "usage: sf-bpftrace-tool DIR PROGRAM [--no-sframe]"))
+		sf_exit();
+	no_sframe = argc > 3 && !strcmp(argv[3], "--no-sframe");
+	for (i = 0; i < SF_PERF_CHAIN_NAMES; i++)
+		name_ptr[i] = names[i];
+	snprintf(path, sizeof(path), "%s/.loader", argv[1]);
+	f = fopen(path, "r");
+	if (!SF_CHECK(f && fgets(loader, sizeof(loader), f), "%s: %m", path))
+		sf_exit();
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s", argv[1], strtok(loader, "\n"));
+	snprintf(prog, sizeof(prog), "%s/bpftrace", argv[1]);
+
+	snprintf(script, sizeof(script),
+		 "profile:hz:999 /comm == \"%.15s\"/ { @[ustack] = count(); } interval:s:6 { exit(); }",
+		 strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2]);
+	if (!SF_CHECK(!pipe(p), "pipe: %m"))
+		sf_exit();
+	bt = fork();
+	if (!bt) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execl(path, path, "--library-path", argv[1], prog, "-e", script, NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Attach", 6) && work < 0) {
+			work = fork();
+			if (!work) {
+				execl(argv[2], argv[2], "--work", "4000",
+				      no_sframe ? "--no-sframe" : NULL, NULL);
+				_exit(127);
+			}
+		} else if (!strncmp(line, "@[", 2)) {
+			in_stack = true;
+			nr = 0;
+		} else if (in_stack && sscanf(line, "]: %lu", &count) == 1) {
+			in_stack = false;
+			if (!nr || (!sf_perf_in_chain(sf_perf_linked_chain, names[0]) &&
+				    !sf_perf_in_chain(sf_perf_dl_chain, names[0])))
+				continue;	/* start-up, the C library */
+			samples += count;
+			if (sf_perf_names_exact(sf_perf_linked_chain, name_ptr, nr) ||
+			    sf_perf_names_exact(sf_perf_dl_chain, name_ptr, nr)) {
+				exact += count;
+			} else if (!no_sframe && shown++ < 3) {
+				sf_info("inexact stack, %lu samples:", count);
+				for (i = 0; i < nr && i < 12; i++)
+					sf_info("  %s", names[i]);
+			}
+		} else if (in_stack && sscanf(line, " %255s", sym) == 1) {
+			if (nr < SF_PERF_CHAIN_NAMES) {
+				strtok(sym, "+");
+				strcpy(names[nr++], sym);
+			}
+		} else if (!in_stack && line[0] != '\n') {
+			sf_info("bpftrace: %s", strtok(line, "\n"));
+		}
+	}
+	if (f)
+		fclose(f);
+	if (SF_CHECK(work > 0, "bpftrace did not attach, or fork: %m")) {
+		kill(work, SIGKILL);
+		waitpid(work, NULL, 0);
+	}
+	SF_CHECK(waitpid(bt, &status, 0) == bt && WIFEXITED(status) && !WEXITSTATUS(status),
+		 "bpftrace: status %#x", status);
+	SF_CHECK(samples >= BT_SAMPLES, "%u samples", samples);
+	if (no_sframe)
+		sf_note("bpftrace: frame pointers alone got %u of %u samples to main", exact,
+			samples);
+	else if (SF_CHECK(exact * 1000ULL >= samples * 999ULL,
+			  "%u of %u samples exact to main", exact, samples))
+		sf_note("bpftrace ustack: %u of %u samples exact to main", exact, samples);
+	sf_exit();
+}

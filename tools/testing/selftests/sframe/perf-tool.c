@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-perf-tool DIR fp|defer PROGRAM [ARG...]: Debian's own perf, unchanged,
+ * samples PROGRAM (sf-perf --work MS: its two chains of calls, one
+ * through a linked library, one through a dlopen-ed one, built -O2
+ * -fomit-frame-pointer), with
+ *
+ *   fp     perf record --call-graph fp          (user callchains taken in
+ *                                                the timer interrupt; what
+ *                                                -g means but on s390x,
+ *                                                where it means dwarf)
+ *   defer  perf record --call-graph fp,defer    (Linux 6.19's deferred
+ *                                                callchains, stitched by perf)
+ *
+ * then reads `perf script`: every sample whose first frame is one of the
+ * chains' functions must go on exact to main, for >= 99.9% of >= 1,000
+ * samples per chain.  In defer mode `perf report -D` must show the
+ * PERF_RECORD_CALLCHAIN_DEFERRED records the stitching used (perf falls
+ * back to sync callchains silently where the kernel lacks them), in fp
+ * mode none.  With PROGRAM built without SFrame (its last argument
+ * --no-sframe) it only reports what frame pointers alone got.
+ *
+ * DIR holds perf, its loader and its libraries (tools/vm/guest-tool);
+ * perf runs through that loader so that PROGRAM keeps the guest's own C
+ * library.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sf_perf.h"
+#include "sframe_test.h"
+
+#define TOOL_DATA	"/tmp/perf.data"
+#define TOOL_SAMPLES	1000
+#define TOOL_LINE	4096
+#define TOOL_ARGS	32
+
+#define TOOL_NAME	256
+
+static char tool_dir[TOOL_NAME], tool_loader[2 * TOOL_NAME + 2], tool_perf[TOOL_NAME + 8];
+
+/* Runs perf with @args (NULL-terminated), its output into a new pipe. */
+static FILE *tool_perf_run(const char *const *args, pid_t *pid)
+{
+	const char *argv[TOOL_ARGS] = { tool_loader, "--library-path", tool_dir, tool_perf };
+	unsigned int n = 4;
+	int p[2];
+
+	while (*args && n < TOOL_ARGS - 1)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	if (!SF_CHECK(!pipe(p), "pipe: %m"))
+		return NULL;
+	*pid = fork();
+	if (!*pid) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execv(argv[0], (char *const *)argv);
+		printf("exec %s: %m\n", argv[0]);
+		_exit(127);
+	}
+	close(p[1]);
+	return fdopen(p[0], "r");
+}
+
+static bool tool_perf_wait(pid_t pid, const char *what)
+{
+	int status;
+
+	return SF_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+			!WEXITSTATUS(status), "perf %s: status %#x", what, status);
+}
+
+/* perf record: its output only shown when it fails */
+static bool tool_record(bool defer, char **prog)
+{
+	const char *args[TOOL_ARGS] = {
+		"record", "-N", "-q", "-e", "cpu-clock:u", "-c", "200000",
+		"-o", TOOL_DATA,
+	};
+	char line[TOOL_LINE], out[8][TOOL_LINE];
+	unsigned int n = 9, lines = 0, i;
+	FILE *f;
+	pid_t pid;
+
+	args[n++] = "--call-graph";
+	args[n++] = defer ? "fp,defer" : "fp";
+	args[n++] = "--";
+	while (*prog && n < TOOL_ARGS - 1)
+		args[n++] = *prog++;
+	args[n] = NULL;
+	f = tool_perf_run(args, &pid);
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (lines < 8)
+			strcpy(out[lines++], line);
+	fclose(f);
+	if (tool_perf_wait(pid, "record"))
+		return true;
+	for (i = 0; i < lines; i++)
+		sf_info("perf record: %s", strtok(out[i], "\n"));
+	return false;
+}
+
+struct tool_tally {
+	const char *const	*chain;
+	const char		*name;
+	unsigned int		samples, exact, shown;
+};
+
+/* A sample's frames, innermost first: which chain, and is it exact? */
+static void tool_sample(struct tool_tally *t, const char *const *names,
+			unsigned int nr, bool quiet)
+{
+	struct tool_tally *hit = NULL;
+	unsigned int i, k;
+
+	if (!nr)
+		return;
+	for (i = 0; i < 2 && !hit; i++)
+		if (sf_perf_in_chain(t[i].chain, names[0]))
+			hit = &t[i];
+	if (!hit)	/* start-up, the C library, the loader */
+		return;
+	/* Both chains start with the same two functions: which one is it? */
+	for (i = 0; i < 2; i++) {
+		if (sf_perf_names_exact(t[i].chain, names, nr)) {
+			t[i].samples++;
+			t[i].exact++;
+			return;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < 2; k++)
+			if (!strcmp(names[i], t[k].chain[2]) || !strcmp(names[i], t[k].chain[3]))
+				hit = &t[k];
+	hit->samples++;
+	if (quiet || hit->shown++ >= 3)
+		return;
+	sf_info("%s: inexact stack:", hit->name);
+	for (i = 0; i < nr && i < 12; i++)
+		sf_info("  %s", names[i]);
+}
+
+/*
+ * perf script -F ip,sym: a sample is its frames, one "ADDRESS SYMBOL+OFF"
+ * per line, then an empty line.
+ */
+/*
+ * perf on arm64, in fp mode, adds the caller of the sampled function from
+ * the link register it samples too, by DWARF CFI, wherever the return
+ * address is still there: the frame-pointer walk of mainline's arm64
+ * kernel misses it.  The SFrame walk does not, so the caller is there
+ * twice: the tool's entry is the return address minus one (the call), the
+ * kernel's the return address.  Such samples are counted, and checked with
+ * the caller once.  (Open: the kernel could leave that frame to the tool
+ * for events that sample the link register, as its frame-pointer walk
+ * does.)
+ */
+#if defined(__aarch64__)
+#define TOOL_LEAF_FIXUP		1
+#else
+#define TOOL_LEAF_FIXUP		0
+#endif
+
+static unsigned int tool_leaf_twice;
+
+static unsigned int tool_leaf_fixup(unsigned long long *ips, char (*names)[256],
+				    unsigned int nr)
+{
+	if (TOOL_LEAF_FIXUP && nr >= 3 && ips[1] + 1 == ips[2]) {
+		memmove(&ips[2], &ips[3], (nr - 3) * sizeof(*ips));
+		memmove(names[2], names[3], (nr - 3) * sizeof(*names));
+		tool_leaf_twice++;
+		return nr - 1;
+	}
+	return nr;
+}
+
+static void tool_script(struct tool_tally *t, bool quiet)
+{
+	const char *args[] = { "script", "-i", TOOL_DATA, "-F", "ip,sym", NULL };
+	static char names[SF_PERF_CHAIN_NAMES][256];
+	static unsigned long long ips[SF_PERF_CHAIN_NAMES];
+	const char *name_ptr[SF_PERF_CHAIN_NAMES];
+	unsigned long long ip;
+	char line[TOOL_LINE], sym[256];
+	unsigned int nr = 0, i;
+	FILE *f;
+	pid_t pid;
+
+	for (i = 0; i < SF_PERF_CHAIN_NAMES; i++)
+		name_ptr[i] = names[i];
+	f = tool_perf_run(args, &pid);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " %llx %255s", &ip, sym) == 2) {
+			if (nr < SF_PERF_CHAIN_NAMES) {
+				strtok(sym, "+");
+				ips[nr] = ip;
+				strcpy(names[nr++], sym);
+			}
+			continue;
+		}
+		if (line[0] == '\n') {
+			tool_sample(t, name_ptr, tool_leaf_fixup(ips, names, nr), quiet);
+			nr = 0;
+		}
+	}
+	tool_sample(t, name_ptr, tool_leaf_fixup(ips, names, nr), quiet);
+	fclose(f);
+	tool_perf_wait(pid, "script");
+}
+
+/* PERF_RECORD_CALLCHAIN_DEFERRED records in the file, by perf's own dump */
+static unsigned int tool_deferred_records(void)
+{
+	const char *args[] = { "report", "-D", "-i", TOOL_DATA, "--stdio", NULL };
+	char line[TOOL_LINE];
+	unsigned int n = 0;
+	FILE *f;
+	pid_t pid;
+
+	f = tool_perf_run(args, &pid);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n += !!strstr(line, "PERF_RECORD_CALLCHAIN_DEFERRED");
+	fclose(f);
+	tool_perf_wait(pid, "report -D");
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct tool_tally t[2] = {
+		{ .chain = sf_perf_linked_chain, .name = "linked" },
+		{ .chain = sf_perf_dl_chain, .name = "dlopen" },
+	};
+	bool defer, no_sframe;
+	unsigned int i, records;
+	char path[TOOL_NAME + 16], loader[TOOL_NAME];
+	FILE *f;
+
+	if (!SF_CHECK(argc >= 4 && strlen(argv[1]) < TOOL_NAME,
+		      "usage: sf-perf-tool DIR fp|defer PROGRAM [ARG...]"))
+		sf_exit();
+	defer = !strcmp(argv[2], "defer");
+	if (!SF_CHECK(defer || !strcmp(argv[2], "fp"), "mode %s: fp or defer", argv[2]))
+		sf_exit();
+	no_sframe = !strcmp(argv[argc - 1], "--no-sframe");
+	snprintf(tool_dir, sizeof(tool_dir), "%s", argv[1]);
+	snprintf(path, sizeof(path), "%s/.loader", tool_dir);
+	f = fopen(path, "r");
+	if (!SF_CHECK(f && fgets(loader, sizeof(loader), f), "%s: %m", path))
+		sf_exit();
+	fclose(f);
+	snprintf(tool_loader, sizeof(tool_loader), "%s/%s", tool_dir, strtok(loader, "\n"));
+	snprintf(tool_perf, sizeof(tool_perf), "%s/perf", tool_dir);
+
+	if (!tool_record(defer, argv + 3))
+		sf_exit();
+	tool_script(t, no_sframe);
+	records = tool_deferred_records();
+	if (defer)
+		SF_CHECK(records >= TOOL_SAMPLES,
+			 "%u PERF_RECORD_CALLCHAIN_DEFERRED records", records);
+	else
+		SF_CHECK(!records, "%u deferred records without defer", records);
+
+	/* Frame pointers alone do not tell one chain from the other. */
+	if (no_sframe)
+		SF_CHECK(t[0].samples + t[1].samples >= 2 * TOOL_SAMPLES, "%u samples",
+			 t[0].samples + t[1].samples);
+	for (i = 0; i < 2; i++) {
+		if (!no_sframe)
+			SF_CHECK(t[i].samples >= TOOL_SAMPLES, "%s: %u samples", t[i].name,
+				 t[i].samples);
+		if (no_sframe)
+			sf_note("%s %s: frame pointers alone got %u of %u samples to main",
+				argv[2], t[i].name, t[i].exact, t[i].samples);
+		else if (SF_CHECK(t[i].exact * 1000ULL >= t[i].samples * 999ULL,
+				  "%s: %u of %u samples exact to main", t[i].name,
+				  t[i].exact, t[i].samples))
+			sf_note("perf %s, %s: %u of %u samples exact to main%s", argv[2],
+				t[i].name, t[i].exact, t[i].samples,
+				defer ? ", stitched from deferred records" : "");
+	}
+	if (tool_leaf_twice)
+		sf_note("perf %s: %u samples had their leaf's caller twice (perf's arm64 leaf-frame fixup), counted once",
+			argv[2], tool_leaf_twice);
+	sf_exit();
+}
