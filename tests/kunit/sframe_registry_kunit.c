@@ -409,6 +409,18 @@ static int reg_fork_child(void *arg)
 	return 0;
 }
 
+/* What a forked child must find: @nr ranges and @live sections in all */
+static struct reg_fork_args *reg_fork_args(struct kunit *test, unsigned int nr,
+					   long live)
+{
+	struct reg_fork_args *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	*a = (struct reg_fork_args){ .test = test, .ctx = test->priv, .nr = nr,
+				     .live = live };
+	return a;
+}
+
 /* A child gets copies through fork itself: same ranges, its own sections. */
 static void reg_fork_test(struct kunit *test)
 {
@@ -416,15 +428,12 @@ static void reg_fork_test(struct kunit *test)
 	unsigned long p = PAGE_SIZE, t = ctx->text;
 	struct reg_fork_args *a;
 
-	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + p), 0);
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + p, t + 4 * p), 0);
 	KUNIT_ASSERT_EQ(test, vm_munmap(t + 2 * p, p), 0);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 3);
 
-	*a = (struct reg_fork_args){ .test = test, .ctx = ctx, .nr = 3,
-				     .live = ctx->live + 4 };
+	a = reg_fork_args(test, 3, ctx->live + 4);
 	memcpy(a->want, ctx->info, sizeof(a->want));
 	KUNIT_EXPECT_EQ(test, kunit_fork_run(reg_fork_child, a), 0);
 
@@ -456,14 +465,11 @@ static void reg_fork_uncopied_test(struct kunit *test)
 	unsigned long p = PAGE_SIZE, t = ctx->text;
 	struct reg_fork_args *a;
 
-	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + 4 * p), 0);
 	KUNIT_ASSERT_EQ(test, reg_madvise(t + 3 * p, p, MADV_DONTFORK), 0);
 	KUNIT_ASSERT_EQ(test, reg_madvise(t + 2 * p, p, MADV_WIPEONFORK), 0);
 
-	*a = (struct reg_fork_args){ .test = test, .ctx = ctx, .nr = 1,
-				     .live = ctx->live + 2 };
+	a = reg_fork_args(test, 1, ctx->live + 2);
 	a->want[0] = (struct sframe_range_info){
 		.start = t, .end = t + 2 * p, .sframe_start = ctx->sframe,
 		.explicit = true,
@@ -474,8 +480,7 @@ static void reg_fork_uncopied_test(struct kunit *test)
 
 	/* The section's data not copied: nothing of it in the child. */
 	KUNIT_ASSERT_EQ(test, reg_madvise(ctx->sframe, SFB_BUF_SIZE, MADV_DONTFORK), 0);
-	*a = (struct reg_fork_args){ .test = test, .ctx = ctx, .nr = 0,
-				     .live = ctx->live + 1 };
+	a = reg_fork_args(test, 0, ctx->live + 1);
 	KUNIT_EXPECT_EQ(test, kunit_fork_run(reg_fork_child, a), 0);
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sf_chain.h"
 #include "sf_syscall.h"
 
 static char stack_text[16384];
@@ -42,7 +43,7 @@ __attribute__((noinline)) long demo_spin(void)
 	return x & 1;
 }
 
-/* Work after each call keeps the compiler from turning it into a jump. */
+/* As SF_CHAIN_FN, the leaf chosen by the mode */
 __attribute__((noinline)) long demo_inner(int depth)
 {
 	long r;
@@ -56,21 +57,9 @@ __attribute__((noinline)) long demo_inner(int depth)
 	return r + 1;
 }
 
-__attribute__((noinline)) long demo_middle(void)
-{
-	long r = demo_inner(2);
+SF_CHAIN_FN(demo_middle, (void), demo_inner(2))
 
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
-
-__attribute__((noinline)) long demo_outer(void)
-{
-	long r = demo_middle();
-
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
+SF_CHAIN_FN(demo_outer, (void), demo_middle())
 
 int main(int argc, char **argv)
 {

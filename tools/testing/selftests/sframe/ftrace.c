@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sf_chain.h"
 #include "sf_syscall.h"
 #include "sframe_test.h"
 
@@ -46,22 +47,9 @@ __attribute__((noinline)) long ftrace_leaf(void)
 	return sf_syscall4(SYS_kill, ftrace_pid, SIGURG, 0, 0);
 }
 
-/* The chain's functions do work after each call, so none is a tail call. */
-__attribute__((noinline)) long ftrace_c(void)
-{
-	long r = ftrace_leaf();
+SF_CHAIN_FN(ftrace_c, (void), ftrace_leaf())
 
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
-
-__attribute__((noinline)) long ftrace_a(void)
-{
-	long r = lib_ustack_mid(ftrace_c);
-
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
+SF_CHAIN_FN(ftrace_a, (void), lib_ustack_mid(ftrace_c))
 
 __attribute__((noinline)) void ftrace_run(void)
 {

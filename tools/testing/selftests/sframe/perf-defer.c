@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sf_chain.h"
 #include "sf_perf.h"
 #include "sf_syscall.h"
 #include "sframe_test.h"
@@ -95,13 +96,7 @@ __attribute__((noinline)) long defer_read(void)
 	return r;
 }
 
-__attribute__((noinline)) long defer_a(void)
-{
-	long r = lib_ustack_mid(defer_read);
-
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
+SF_CHAIN_FN(defer_a, (void), lib_ustack_mid(defer_read))
 
 /* Stays until @seconds have passed (exit mode: until killed; exec: once) */
 __attribute__((noinline)) void defer_run(unsigned int seconds)
@@ -126,7 +121,6 @@ struct defer_tally {
 	unsigned int		repeats;	/* a stay's records after its first */
 	uint64_t		ids[2];		/* the two events' ids (kernel mode) */
 	unsigned int		samples, exact, records, both;
-	unsigned int		old_stack;	/* exec: records exact to main */
 	unsigned int		shown;
 };
 
@@ -160,7 +154,7 @@ static void defer_sample(const uint64_t *rec)
 }
 
 /* header, cookie, nr, ips */
-static void defer_record(const uint64_t *rec, bool exec)
+static void defer_record(const uint64_t *rec)
 {
 	uint64_t cookie = rec[1], nr = rec[2];
 	const uint64_t *ips = &rec[3];
@@ -203,8 +197,6 @@ static void defer_record(const uint64_t *rec, bool exec)
 	 */
 	in_chain = nr && sf_perf_in_chain(defer_chain, sf_perf_sym(ips[0], false));
 	exact = in_chain && sf_perf_chain_exact(defer_chain, ips, nr);
-	if (exec && exact && !repeat)
-		tally.old_stack++;
 	if (in_chain)
 		tally.samples += tally.npending;
 	if (exact)
@@ -212,10 +204,10 @@ static void defer_record(const uint64_t *rec, bool exec)
 	else if (in_chain && tally.shown++ < 3)
 		sf_perf_chain_show("inexact", ips, nr);
 	tally.npending = 0;
-	tally.pending_seen[0] = tally.pending_seen[1] = false;
+	memset(tally.pending_seen, 0, sizeof(tally.pending_seen));
 }
 
-static void defer_drain(bool exec)
+static void defer_drain(void)
 {
 	const struct perf_event_header *hdr;
 
@@ -223,7 +215,7 @@ static void defer_drain(bool exec)
 		if (hdr->type == PERF_RECORD_SAMPLE)
 			defer_sample(ring.rec);
 		else if (hdr->type == PERF_RECORD_CALLCHAIN_DEFERRED)
-			defer_record(ring.rec, exec);
+			defer_record(ring.rec);
 		else
 			SF_CHECK(hdr->type != PERF_RECORD_LOST, "samples lost");
 	}
@@ -304,7 +296,7 @@ __attribute__((noinline)) void defer_kernel(void)
 		defer_run(1);
 		ioctl(fd[0], PERF_EVENT_IOC_DISABLE, 0);
 		ioctl(fd[1], PERF_EVENT_IOC_DISABLE, 0);
-		defer_drain(false);
+		defer_drain();
 	}
 	SF_CHECK(tally.samples >= DEFER_SAMPLES, "%u samples", tally.samples);
 	SF_CHECK(tally.both, "no stay was sampled by both events");
@@ -362,12 +354,12 @@ __attribute__((noinline)) void defer_exit(void)
 	/* Read as it comes (the buffer is not big enough for all), then kill. */
 	while (tally.samples < DEFER_SAMPLES && time(NULL) < end) {
 		usleep(100000);
-		defer_drain(false);
+		defer_drain();
 	}
 	kill(pid, SIGKILL);
 	SF_CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status),
 		 "the child did not die of SIGKILL: %#x", status);
-	defer_drain(false);
+	defer_drain();
 	defer_summary("exit");
 	sf_note("exit: %u samples taken after the task began to exit, their stacks at once",
 		tally.sync);
@@ -376,6 +368,7 @@ __attribute__((noinline)) void defer_exit(void)
 __attribute__((noinline)) void defer_exec(void)
 {
 	static char *argv[DEFER_EXEC_ARGS + 3];
+	struct rlimit stack = { DEFER_EXEC_STACK, DEFER_EXEC_STACK };
 	int status, i;
 	pid_t pid;
 
@@ -389,9 +382,7 @@ __attribute__((noinline)) void defer_exec(void)
 		argv[2 + i][DEFER_EXEC_ARG_BYTES - 1] = 0;
 	}
 	/* Arguments may take a quarter of the stack limit. */
-	if (!SF_CHECK(!setrlimit(RLIMIT_STACK, &(struct rlimit){ DEFER_EXEC_STACK,
-								 DEFER_EXEC_STACK }),
-		      "setrlimit: %m"))
+	if (!SF_CHECK(!setrlimit(RLIMIT_STACK, &stack), "setrlimit: %m"))
 		return;
 	defer_exec_argv = argv;		/* the child's defer_read() execs */
 	pid = defer_child(PERF_COUNT_SW_TASK_CLOCK, 10000);
@@ -400,19 +391,18 @@ __attribute__((noinline)) void defer_exec(void)
 	/* Read as it comes: a full buffer would drop records silently. */
 	while (!waitpid(pid, &status, WNOHANG)) {
 		usleep(20000);
-		defer_drain(true);
+		defer_drain();
 	}
 	SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
 		 "the child's exec failed: %#x", status);
-	defer_drain(true);
+	defer_drain();
 	SF_CHECK(!tally.npending, "%u samples with cookie %#llx never got their stacks (%u records, last %#llx; %u sync)",
 		 tally.npending, (unsigned long long)tally.pending_cookie, tally.records,
 		 (unsigned long long)tally.cookies[(tally.ncookies + DEFER_COOKIES - 1) % DEFER_COOKIES],
 		 tally.sync);
 	SF_CHECK(tally.exact == tally.samples, "%u of %u stacks of the call to execve() exact",
 		 tally.exact, tally.samples);
-	if (SF_CHECK(tally.old_stack,
-		     "no stay got the stack of the call to execve() (%u stays)",
+	if (SF_CHECK(tally.exact, "no sample got the stack of the call to execve() (%u stays)",
 		     tally.ncookies))
 		sf_note("exec: %u samples before the point of no return got the old program's stack, exact to main (%u stays in all)",
 			tally.exact, tally.ncookies);
@@ -433,8 +423,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "exec")) {
 		defer_chain = defer_exec_chain;
 		defer_exec();
-	}
-	else
+	} else {
 		sf_fail("unknown mode %s", argv[1]);
+	}
 	sf_exit();
 }

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sf_chain.h"
 #include "sf_perf.h"
 #include "sf_syscall.h"
 #include "sframe_test.h"
@@ -82,30 +83,11 @@ __attribute__((noinline)) long perf_spin(void)
 	return x & 1;
 }
 
-/* The chain's functions do work after each call, so none is a tail call. */
-__attribute__((noinline)) long perf_c(void)
-{
-	long r = perf_spin();
+SF_CHAIN_FN(perf_c, (void), perf_spin())
 
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
+SF_CHAIN_FN(perf_a, (perf_mid mid), mid(perf_c))
 
-__attribute__((noinline)) long perf_a(perf_mid mid)
-{
-	long r = mid(perf_c);
-
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
-
-__attribute__((noinline)) long perf_dl_a(perf_mid mid)
-{
-	long r = mid(perf_c);
-
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
+SF_CHAIN_FN(perf_dl_a, (perf_mid mid), mid(perf_c))
 
 /* Sampling is on only here, switched by this function's own syscalls. */
 __attribute__((noinline)) long perf_round(long (*a)(perf_mid), perf_mid mid)

@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sf_chain.h"
 #include "sf_syscall.h"
 #include "sframe_jit.h"
 #include "sframe_test.h"
@@ -68,30 +69,11 @@ __attribute__((noinline)) long ustack_leaf(void)
 			       sizeof(ustack_got.text) - 1, 0);
 }
 
-/* The chain's functions do work after each call, so none is a tail call. */
-__attribute__((noinline)) long ustack_chain_c(void)
-{
-	long r = ustack_leaf();
+SF_CHAIN_FN(ustack_chain_c, (void), ustack_leaf())
 
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
+SF_CHAIN_FN(ustack_chain_a, (void), lib_ustack_mid(ustack_chain_c))
 
-__attribute__((noinline)) long ustack_chain_a(void)
-{
-	long r = lib_ustack_mid(ustack_chain_c);
-
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
-
-__attribute__((noinline)) long ustack_dl_a(ustack_mid mid)
-{
-	long r = mid(ustack_chain_c);
-
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
+SF_CHAIN_FN(ustack_dl_a, (ustack_mid mid), mid(ustack_chain_c))
 
 __attribute__((noinline)) void ustack_handler(int sig)
 {
@@ -119,13 +101,7 @@ __attribute__((noinline)) long ustack_sig_b(void)
 	return r + 1;
 }
 
-__attribute__((noinline)) long ustack_sig_a(void)
-{
-	long r = ustack_sig_b();
-
-	__asm__ volatile("" : : : "memory");
-	return r + 1;
-}
+SF_CHAIN_FN(ustack_sig_a, (void), ustack_sig_b())
 
 static bool ustack_parse(struct ustack *u)
 {
