@@ -98,12 +98,20 @@ __attribute__((noinline)) long defer_read(void)
 
 SF_CHAIN_FN(defer_a, (void), lib_ustack_mid(defer_read))
 
-/* Stays until @seconds have passed (exit mode: until killed; exec: once) */
-__attribute__((noinline)) void defer_run(unsigned int seconds)
+static long defer_now_ms(void)
 {
-	time_t end = time(NULL) + seconds;
+	struct timespec ts;
 
-	while (time(NULL) < end)
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* Stays until @ms have passed (exit mode: until killed; exec: once) */
+__attribute__((noinline)) void defer_run(unsigned int ms)
+{
+	long end = defer_now_ms() + ms;
+
+	while (defer_now_ms() < end)
 		defer_a();
 	__asm__ volatile("" : : : "memory");
 }
@@ -125,6 +133,7 @@ struct defer_tally {
 };
 
 static struct defer_tally tally;
+static int defer_child_fd = -1;
 static struct sf_perf_ring ring;
 
 /* header, ip, pid/tid, id, nr, ips: see defer_attr()'s sample_type */
@@ -239,6 +248,7 @@ static int defer_open(uint64_t config, uint64_t period_ns, bool callchain,
 		.exclude_user = 1,
 		.exclude_hv = 1,
 		.exclude_callchain_kernel = 1,
+		.read_format = PERF_FORMAT_LOST,
 	};
 	int fd;
 
@@ -246,6 +256,20 @@ static int defer_open(uint64_t config, uint64_t period_ns, bool callchain,
 	fd = sf_perf_open(&attr, pid, -1);
 	SF_CHECK(fd >= 0, "perf_event_open: %m");
 	return fd;
+}
+
+/*
+ * Records the kernel could not write (a full ring buffer) are lost in
+ * silence until it writes the next one: ask each event that writes.
+ */
+static void defer_no_loss(const int *fds, unsigned int n)
+{
+	uint64_t value[2];	/* count, lost */
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		SF_CHECK(read(fds[i], value, sizeof(value)) == sizeof(value) && !value[1],
+			 "event %u: %llu records lost", i, (unsigned long long)value[1]);
 }
 
 static bool defer_setup(void)
@@ -293,13 +317,15 @@ __attribute__((noinline)) void defer_kernel(void)
 	while (tally.samples < DEFER_SAMPLES && time(NULL) < end) {
 		ioctl(fd[0], PERF_EVENT_IOC_ENABLE, 0);
 		ioctl(fd[1], PERF_EVENT_IOC_ENABLE, 0);
-		defer_run(1);
+		/* Short rounds: the ring buffer must not fill between reads. */
+		defer_run(100);
 		ioctl(fd[0], PERF_EVENT_IOC_DISABLE, 0);
 		ioctl(fd[1], PERF_EVENT_IOC_DISABLE, 0);
 		defer_drain();
 	}
 	SF_CHECK(tally.samples >= DEFER_SAMPLES, "%u samples", tally.samples);
 	SF_CHECK(tally.both, "no stay was sampled by both events");
+	defer_no_loss((int[]){ track, fd[0], fd[1] }, 3);
 	defer_summary("kernel");
 	sf_note("kernel: %u records answered samples of both events", tally.both);
 }
@@ -322,13 +348,14 @@ __attribute__((noinline)) pid_t defer_child(uint64_t config, uint64_t period_ns)
 		close(p[1]);
 		if (read(p[0], &c, 1) != 1)
 			_exit(1);
-		defer_run(DEFER_MAX_SECONDS);
+		defer_run(DEFER_MAX_SECONDS * 1000);
 		_exit(2);
 	}
 	close(p[0]);
 	if (!SF_CHECK(pid > 0, "fork: %m"))
 		return -1;
 	fd = defer_open(config, period_ns, true, true, pid);
+	defer_child_fd = fd;
 	if (fd < 0 || !sf_perf_ring_map(&ring, fd, DEFER_DATA_PAGES) ||
 	    !SF_CHECK(!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) && write(p[1], "g", 1) == 1,
 		      "enable, write: %m")) {
@@ -360,6 +387,7 @@ __attribute__((noinline)) void defer_exit(void)
 	SF_CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status),
 		 "the child did not die of SIGKILL: %#x", status);
 	defer_drain();
+	defer_no_loss(&defer_child_fd, 1);
 	defer_summary("exit");
 	sf_note("exit: %u samples taken after the task began to exit, their stacks at once",
 		tally.sync);
@@ -396,6 +424,7 @@ __attribute__((noinline)) void defer_exec(void)
 	SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
 		 "the child's exec failed: %#x", status);
 	defer_drain();
+	defer_no_loss(&defer_child_fd, 1);
 	SF_CHECK(!tally.npending, "%u samples with cookie %#llx never got their stacks (%u records, last %#llx; %u sync)",
 		 tally.npending, (unsigned long long)tally.pending_cookie, tally.records,
 		 (unsigned long long)tally.cookies[(tally.ncookies + DEFER_COOKIES - 1) % DEFER_COOKIES],

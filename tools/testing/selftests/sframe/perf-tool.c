@@ -81,8 +81,9 @@ static bool tool_perf_wait(pid_t pid, const char *what)
 /* perf record: its output only shown when it fails */
 static bool tool_record(bool defer, char **prog)
 {
+	/* 1 kHz of CPU time (see SF_PERF_TOOL in driver.c) */
 	const char *args[TOOL_ARGS] = {
-		"record", "-N", "-q", "-e", "cpu-clock:u", "-c", "200000",
+		"record", "-N", "-q", "-e", "cpu-clock:u", "-c", "1000000",
 		"-o", TOOL_DATA,
 	};
 	char line[TOOL_LINE], out[8][TOOL_LINE];
@@ -121,7 +122,7 @@ static void tool_sample(struct tool_tally *t, const char *const *names,
 			unsigned int nr, bool quiet)
 {
 	struct tool_tally *hit = NULL;
-	unsigned int i, k;
+	unsigned int i;
 
 	if (!nr)
 		return;
@@ -130,7 +131,10 @@ static void tool_sample(struct tool_tally *t, const char *const *names,
 			hit = &t[i];
 	if (!hit)	/* start-up, the C library, the loader */
 		return;
-	/* Both chains start with the same two functions: which one is it? */
+	/*
+	 * Both chains start with the same two functions: an exact stack says
+	 * which one it is; an inexact one counts against the first.
+	 */
 	for (i = 0; i < 2; i++) {
 		if (sf_perf_names_exact(t[i].chain, names, nr)) {
 			t[i].samples++;
@@ -138,10 +142,6 @@ static void tool_sample(struct tool_tally *t, const char *const *names,
 			return;
 		}
 	}
-	for (i = 0; i < nr; i++)
-		for (k = 0; k < 2; k++)
-			if (!strcmp(names[i], t[k].chain[2]) || !strcmp(names[i], t[k].chain[3]))
-				hit = &t[k];
 	hit->samples++;
 	if (quiet || hit->shown++ >= 3)
 		return;
