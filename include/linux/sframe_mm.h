@@ -37,6 +37,7 @@ int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
 		  unsigned int *budget);
 int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 			  unsigned int *budget);
+bool sframe_ip_described(unsigned long ip);
 int sframe_mm_show(struct seq_file *m, struct mm_struct *mm);
 
 extern const struct file_operations proc_pid_sframe_operations;
@@ -86,6 +87,11 @@ static inline int sframe_lookup_nofault(unsigned long ip,
 					unsigned int *budget)
 {
 	return -ENOENT;
+}
+
+static inline bool sframe_ip_described(unsigned long ip)
+{
+	return false;
 }
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */

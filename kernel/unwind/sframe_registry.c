@@ -946,6 +946,24 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_nofault);
 
 /**
+ * sframe_ip_described() - is a user address in code a usable section describes?
+ * @ip: the address.
+ *
+ * True also where no FDE covers @ip: the section describes the object the
+ * address lies in, whose other code has FDEs.
+ *
+ * Context: Any context, NMI included.
+ * Return: true if a section of the current task that is not dropped as
+ *	malformed was registered for a range holding @ip.
+ */
+bool sframe_ip_described(unsigned long ip)
+{
+	guard(rcu)();
+	return sframe_entry_at(current->mm, ip);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_ip_described);
+
+/**
  * sframe_mm_ranges() - the registered ranges of an address space
  * @mm: the address space.
  * @info: where to store up to @max ranges.

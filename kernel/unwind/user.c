@@ -173,15 +173,54 @@ static int unwind_user_step(struct unwind_user_state *state,
 	return 0;
 }
 
+static int unwind_user_lookup(struct unwind_user_state *state,
+			      struct unwind_user_frame *frame)
+{
+	return state->nofault ?
+	       sframe_lookup_nofault(state->ip, frame, &state->fre_budget) :
+	       sframe_lookup(state->ip, frame, &state->fre_budget);
+}
+
+/*
+ * The interrupted frame is in code of an object with SFrame that no FDE
+ * covers: a PLT stub (GNU ld describes none on arm64, nor on s390x in a
+ * PIE) or assembly without CFI.  Such code was entered by a call and has
+ * left the stack pointer and the return address where the call put them,
+ * so the arch's rule at a function's entry finds the caller: taken only if
+ * SFrame describes the code it returns to.  Frame pointers would skip the
+ * caller, whose frame holds none.
+ */
+static int unwind_user_next_uncovered(struct unwind_user_state *state)
+{
+	struct unwind_user_state saved = *state;
+	struct unwind_user_frame frame;
+	unsigned long cfa;
+	int ret;
+
+	if (!state->topmost || !sframe_ip_described(state->ip))
+		return -ENOENT;
+	unwind_user_entry_frame(&frame, state->ws);
+	ret = unwind_user_eval(state, &frame.cfa, 0, &cfa);
+	if (!ret)
+		ret = unwind_user_step(state, &frame, cfa);
+	if (!ret && !state->done)
+		ret = unwind_user_lookup(state, &frame);
+	if (ret || state->done) {
+		*state = saved;
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static int unwind_user_next_sframe(struct unwind_user_state *state)
 {
 	struct unwind_user_frame frame;
 	unsigned long cfa;
 	int ret;
 
-	ret = state->nofault ?
-	      sframe_lookup_nofault(state->ip, &frame, &state->fre_budget) :
-	      sframe_lookup(state->ip, &frame, &state->fre_budget);
+	ret = unwind_user_lookup(state, &frame);
+	if (ret == -ENOENT)
+		return unwind_user_next_uncovered(state);
 	if (ret)
 		return ret;
 	if (frame.outermost) {

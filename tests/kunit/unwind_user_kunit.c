@@ -307,13 +307,73 @@ static void uw_fp_entry_test(struct kunit *test)
 		kunit_skip(test, "no function-entry frame-pointer rule here");
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_NO_SFRAME,
 					   &push_bp, 1), 0);
-	uw_put(test, sp, ctx->text + UW_F_END);
+	/* A caller SFrame does not cover: not one uw_uncovered_test takes */
+	uw_put(test, sp, ctx->text + UW_NO_SFRAME + 0x80);
 	uw_start(ctx, &st, UW_NO_SFRAME, sp, fp);
 	KUNIT_ASSERT_EQ(test, unwind_user_next(&st), 0);
 	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
-	KUNIT_EXPECT_EQ(test, st.ip, ctx->text + UW_F_END);
+	KUNIT_EXPECT_EQ(test, st.ip, ctx->text + UW_NO_SFRAME + 0x80);
 	KUNIT_EXPECT_EQ(test, st.sp, sp + sizeof(long));
 	KUNIT_EXPECT_EQ(test, st.fp, fp);
+}
+
+/* The return address where the arch's function-entry rule @t finds it */
+static void uw_entry_ra(struct kunit *test, struct unwind_user_state *st,
+			const struct unwind_user_frame *t, unsigned long cfa,
+			unsigned long ra)
+{
+	if (t->ra.base == UNWIND_USER_BASE_SAME) {
+		st->ra = ra;
+		st->ra_known = true;
+	} else {
+		uw_put(test, cfa + t->ra.offset, ra);
+	}
+}
+
+/*
+ * Interrupted in the section's object where no FDE covers the code (a PLT
+ * stub): the caller by the function-entry rule when SFrame covers the code
+ * it returns to, then SFrame on.  Not in code no section describes, not
+ * when it returns to uncovered code, and never below the topmost frame:
+ * frame pointers then (here, with a zero FP, the walk's end).
+ */
+static void uw_uncovered_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa;
+	struct unwind_user_state st;
+	struct unwind_user_frame t;
+
+	unwind_user_entry_frame(&t, sizeof(long));
+	KUNIT_ASSERT_EQ(test, t.cfa.base, UNWIND_USER_BASE_SP);
+	cfa = sp + t.cfa.offset;
+
+	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, 0);
+	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_F_SP + 0x4);
+	/* UW_F_SP's CFA is 16 above its SP, which the stub left as it was */
+	uw_put(test, cfa + 16 - 8, ctx->text + UW_F_END);
+	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
+	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x4);
+	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SFRAME);
+	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END);
+	KUNIT_EXPECT_FALSE(test, st.error);
+
+	/* The same caller, but from code no section describes */
+	__unwind_user_start(&st, ctx->hole, sp, 0, sizeof(long), false);
+	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_F_SP + 0x4);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
+
+	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, 0);
+	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_NO_SFRAME + 0x40);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
+
+	/* UW_F_SP returns into the stub: the rule would find UW_F_END. */
+	uw_put(test, sp + 16 + UW_SP_BIAS - 8, ctx->text + UW_NO_SFRAME + 0x10);
+	uw_start(ctx, &st, UW_F_SP + 0x4, sp, 0);
+	uw_entry_ra(test, &st, &t, sp + 16 + UW_SP_BIAS + UNWIND_USER_CFA_TO_SP +
+		    t.cfa.offset, ctx->text + UW_F_END);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 2);
+	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_NO_SFRAME + 0x10);
 }
 
 /* A register other than SP and FP is not known below the topmost frame. */
@@ -969,6 +1029,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_fp_fallback_test),
 	KUNIT_CASE(uw_fp_end_test),
 	KUNIT_CASE(uw_fp_entry_test),
+	KUNIT_CASE(uw_uncovered_test),
 	KUNIT_CASE_PARAM(uw_signal_test, uw_sigframe_gen_params),
 	KUNIT_CASE_PARAM(uw_not_signal_test, uw_sigframe_gen_params),
 	KUNIT_CASE(uw_register_rule_test),

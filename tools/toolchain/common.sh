@@ -59,3 +59,69 @@ tc_bindir() {
 	fi
 	"$TC_HERE/build-binutils" --version "$TC_VER" --target "$TC_TRIPLE" | tail -n 1
 }
+
+# tc_fetch_source PKG DEBVER: Debian's source package PKG at version DEBVER
+# into $(tc_cache_dir)/src, through a private apt configuration there (deb-src
+# for sid, trixie and bookworm, signed-by debian-archive-keyring); the
+# machine's apt setup is not touched.  apt checks the InRelease signature and
+# the files' hashes; the SHA-256 sums of the .dsc are checked again here, on
+# every call, so a cached file that changed is fetched anew.
+tc_fetch_source() {
+	local pkg=$1 debver=$2 tc src apt dsc
+	tc=$(tc_cache_dir)
+	src=$tc/src apt=$tc/apt
+	dsc=$src/${pkg}_${debver#*:}.dsc
+	tc_source_sums_ok "$dsc" && return 0
+	(
+		exec 8>"$tc/.lock-apt"
+		flock 8
+		tc_source_sums_ok "$dsc" && exit 0
+		mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" \
+			"$apt/sourceparts" "$apt/prefparts" "$src"
+		local kr=/usr/share/keyrings/debian-archive-keyring.gpg suite
+		for suite in sid trixie bookworm; do
+			echo "deb-src [signed-by=$kr] http://deb.debian.org/debian $suite main"
+		done >"$apt/sources.list.new"
+		: >"$apt/preferences"
+		local -a opt=(
+			-o "Dir::Etc::SourceList=$apt/sources.list"
+			-o "Dir::Etc::SourceParts=$apt/sourceparts"
+			-o "Dir::Etc::Preferences=$apt/preferences"
+			-o "Dir::Etc::PreferencesParts=$apt/prefparts"
+			-o "Dir::State::Lists=$apt/lists"
+			-o "Dir::Cache=$apt/cache"
+			-o "Acquire::Languages=none"
+			-o "DPkg::Lock::Timeout=900"
+		)
+		[ "$(id -u)" = 0 ] && opt+=(-o "APT::Sandbox::User=root")
+		cd "$src"
+		# A list that changed, or a version the lists do not know yet:
+		# update first.
+		if ! cmp -s "$apt/sources.list.new" "$apt/sources.list" ||
+		   ! apt-get "${opt[@]}" source --download-only "$pkg=$debver" >&2; then
+			mv -f "$apt/sources.list.new" "$apt/sources.list"
+			echo "$TC_PROG: apt-get update (private config in $apt)" >&2
+			apt-get "${opt[@]}" update >&2
+			echo "$TC_PROG: apt-get source --download-only $pkg=$debver" >&2
+			apt-get "${opt[@]}" source --download-only "$pkg=$debver" >&2
+		fi
+		rm -f "$apt/sources.list.new"
+	)
+	tc_source_sums_ok "$dsc" || {
+		echo "$TC_PROG: the files of $dsc do not match its SHA-256 sums" >&2
+		return 1
+	}
+}
+
+# tc_source_sums_ok DSC: every file DSC lists is there with its SHA-256 sum.
+tc_source_sums_ok() {
+	local dsc=$1 dir sum size name n=0
+	[ -f "$dsc" ] || return 1
+	dir=$(dirname "$dsc")
+	while read -r sum size name; do
+		[ -n "$name" ] || continue
+		[ "$(sha256sum "$dir/$name" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] || return 1
+		n=$((n + 1))
+	done < <(awk '/^Checksums-Sha256:/{f=1;next} /^[^ ]/{f=0} f' "$dsc")
+	[ "$n" -gt 0 ]
+}

@@ -27,6 +27,17 @@ static inline void unwind_user_fp_frame(struct unwind_user_frame *frame,
 	};
 }
 
+/* A function's first instruction: the return address in LR, nothing pushed. */
+static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
+					   int ws)
+{
+	*frame = (struct unwind_user_frame){
+		.cfa = { .base = UNWIND_USER_BASE_SP },
+		.ra = { .base = UNWIND_USER_BASE_SAME },
+		.fp = { .base = UNWIND_USER_BASE_SAME },
+	};
+}
+
 /* AArch32 tasks have another frame layout and no SFrame. */
 static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
 {

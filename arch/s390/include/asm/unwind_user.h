@@ -43,6 +43,17 @@ static inline void unwind_user_fp_frame(struct unwind_user_frame *frame,
 
 #define UNWIND_USER_FP_CFA_ADJUST	160
 
+/* A function's first instruction: the return address in %r14, nothing saved. */
+static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
+					   int ws)
+{
+	*frame = (struct unwind_user_frame){
+		.cfa = { .base = UNWIND_USER_BASE_SP, .offset = 160 },
+		.ra = { .base = UNWIND_USER_BASE_SAME },
+		.fp = { .base = UNWIND_USER_BASE_SAME },
+	};
+}
+
 static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
 {
 	return is_compat_task() ? 0 : 8;

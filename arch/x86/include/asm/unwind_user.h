@@ -32,6 +32,13 @@ static inline void unwind_user_fp_frame(struct unwind_user_frame *frame,
 	}
 }
 
+/* A function's first instruction: the call pushed the return address, nothing else. */
+static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
+					   int ws)
+{
+	unwind_user_fp_frame(frame, ws, true);
+}
+
 /*
  * The first bytes of a frame-pointer function: push %rbp, or endbr64
  * before it.  Code bytes are compared as read, lowest address first.

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "sf_perf.h"
+#include "sf_tool.h"
 #include "sframe_test.h"
 
 #define BT_SAMPLES	1000
@@ -35,46 +36,29 @@
 
 int main(int argc, char **argv)
 {
-	char loader[BT_NAME], path[2 * BT_NAME], prog[2 * BT_NAME], script[BT_LINE];
+	char script[BT_LINE];
 	static char names[SF_PERF_CHAIN_NAMES][BT_NAME];
 	const char *name_ptr[SF_PERF_CHAIN_NAMES];
 	unsigned int samples = 0, exact = 0, nr = 0, shown = 0, i;
 	char line[BT_LINE], sym[BT_NAME];
 	bool no_sframe, in_stack = false;
-	pid_t work = -1, bt;
+	pid_t work = -1, bt = -1;
 	unsigned long count;
-	int p[2], status;
 	FILE *f;
 
-	if (!SF_CHECK(argc >= 3 && strlen(argv[1]) < BT_NAME,
+	if (!SF_CHECK(argc >= 3,
 		      "usage: sf-bpftrace-tool DIR PROGRAM [--no-sframe]"))
 		sf_exit();
 	no_sframe = argc > 3 && !strcmp(argv[3], "--no-sframe");
 	for (i = 0; i < SF_PERF_CHAIN_NAMES; i++)
 		name_ptr[i] = names[i];
-	snprintf(path, sizeof(path), "%s/.loader", argv[1]);
-	f = fopen(path, "r");
-	if (!SF_CHECK(f && fgets(loader, sizeof(loader), f), "%s: %m", path))
+	if (!sf_tool_init(argv[1], "bpftrace"))
 		sf_exit();
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/%s", argv[1], strtok(loader, "\n"));
-	snprintf(prog, sizeof(prog), "%s/bpftrace", argv[1]);
 
 	snprintf(script, sizeof(script),
 		 "profile:hz:999 /comm == \"%.15s\"/ { @[ustack] = count(); } interval:s:6 { exit(); }",
 		 strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2]);
-	if (!SF_CHECK(!pipe(p), "pipe: %m"))
-		sf_exit();
-	bt = fork();
-	if (!bt) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		execl(path, path, "--library-path", argv[1], prog, "-e", script, NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	f = fdopen(p[0], "r");
+	f = sf_tool_run((const char *const[]){ "-e", script, NULL }, &bt);
 	while (f && fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "Attach", 6) && work < 0) {
 			work = fork();
@@ -115,8 +99,7 @@ int main(int argc, char **argv)
 		kill(work, SIGKILL);
 		waitpid(work, NULL, 0);
 	}
-	SF_CHECK(waitpid(bt, &status, 0) == bt && WIFEXITED(status) && !WEXITSTATUS(status),
-		 "bpftrace: status %#x", status);
+	sf_tool_wait(bt, "bpftrace");
 	SF_CHECK(samples >= BT_SAMPLES, "%u samples", samples);
 	if (no_sframe)
 		sf_note("bpftrace: frame pointers alone got %u of %u samples to main", exact,

@@ -44,6 +44,27 @@ struct sf_test {
 	{ name, { "sf-perf-tool", "linux-perf", mode, program, "--work", "5000",	\
 		  ##__VA_ARGS__ } }
 
+/*
+ * sqlite3 (tools/toolchain/build-sqlite3) sampled, its stacks by SFrame
+ * checked against perf's DWARF unwinding: a table filled, indexed,
+ * searched, sorted, aggregated into JSON and indexed for full-text search.
+ */
+#define SF_SQLITE_SQL								\
+	"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);"		\
+	"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"	\
+	" WHERE i < 100000) INSERT INTO t SELECT i, hex(randomblob(8)),"	\
+	" random() % 1000 FROM n;"						\
+	"CREATE INDEX tb ON t(b);"						\
+	"SELECT count(*), sum(c) FROM t WHERE b LIKE '%AB%';"			\
+	"SELECT b FROM t ORDER BY c, b LIMIT 1 OFFSET 1000;"			\
+	"SELECT length(json_group_array(a)) FROM t WHERE a % 7 = 0;"		\
+	"CREATE VIRTUAL TABLE f USING fts5(x);"					\
+	"INSERT INTO f SELECT b || ' ' || a FROM t LIMIT 20000;"		\
+	"SELECT count(*) FROM f WHERE f MATCH 'A*';"
+#define SF_PERF_DWARF(name, mode)						\
+	{ name, { "sf-perf-dwarf", "linux-perf", mode, "sqlite3", ":memory:",	\
+		  SF_SQLITE_SQL } }
+
 /* "%PID" in an argument stands for the driver's own pid. */
 static const struct sf_test sf_tests[] = {
 	{ "check-self",		{ "sframe-check", "self" } },
@@ -77,6 +98,9 @@ static const struct sf_test sf_tests[] = {
 	SF_PERF_TOOL("perf-tool-fp", "fp", "sf-perf"),
 	SF_PERF_TOOL("perf-tool-defer", "defer", "sf-perf"),
 	SF_PERF_TOOL("perf-tool-fp-no-sframe", "fp", "sf-perf-nosf", "--no-sframe"),
+	SF_PERF_DWARF("sqlite3-perf-sync", "sync"),
+	SF_PERF_DWARF("sqlite3-perf-defer", "defer"),
+	SF_PERF_DWARF("sqlite3-bpf", "bpf"),
 #if defined(__x86_64__)
 	/* Only when named: tools/testing/selftests/sframe/run boots for them. */
 	{ "bpftrace",		{ "sf-bpftrace-tool", "bpftrace", "sf-perf" } },
@@ -213,7 +237,7 @@ static bool sf_no_leak(long before, long *after)
 
 static void sf_run(const struct sf_test *t)
 {
-	unsigned int seconds = strcmp(t->argv[0], "sf-perf-tool") ? SF_TEST_SECONDS :
+	unsigned int seconds = strncmp(t->argv[0], "sf-perf-", 8) ? SF_TEST_SECONDS :
 			       SF_PERF_TOOL_SECONDS;
 	char reason[256] = "", *out = NULL;
 	long before, after;

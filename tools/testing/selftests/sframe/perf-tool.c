@@ -33,50 +33,13 @@
 #include <unistd.h>
 
 #include "sf_perf.h"
+#include "sf_tool.h"
 #include "sframe_test.h"
 
 #define TOOL_DATA	"/tmp/perf.data"
 #define TOOL_SAMPLES	1000
 #define TOOL_LINE	4096
 #define TOOL_ARGS	32
-
-#define TOOL_NAME	256
-
-static char tool_dir[TOOL_NAME], tool_loader[2 * TOOL_NAME + 2], tool_perf[TOOL_NAME + 8];
-
-/* Runs perf with @args (NULL-terminated), its output into a new pipe. */
-static FILE *tool_perf_run(const char *const *args, pid_t *pid)
-{
-	const char *argv[TOOL_ARGS] = { tool_loader, "--library-path", tool_dir, tool_perf };
-	unsigned int n = 4;
-	int p[2];
-
-	while (*args && n < TOOL_ARGS - 1)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	if (!SF_CHECK(!pipe(p), "pipe: %m"))
-		return NULL;
-	*pid = fork();
-	if (!*pid) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		execv(argv[0], (char *const *)argv);
-		printf("exec %s: %m\n", argv[0]);
-		_exit(127);
-	}
-	close(p[1]);
-	return fdopen(p[0], "r");
-}
-
-static bool tool_perf_wait(pid_t pid, const char *what)
-{
-	int status;
-
-	return SF_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-			!WEXITSTATUS(status), "perf %s: status %#x", what, status);
-}
 
 /* perf record: its output only shown when it fails */
 static bool tool_record(bool defer, char **prog)
@@ -97,14 +60,14 @@ static bool tool_record(bool defer, char **prog)
 	while (*prog && n < TOOL_ARGS - 1)
 		args[n++] = *prog++;
 	args[n] = NULL;
-	f = tool_perf_run(args, &pid);
+	f = sf_tool_run(args, &pid);
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
 		if (lines < 8)
 			strcpy(out[lines++], line);
 	fclose(f);
-	if (tool_perf_wait(pid, "record"))
+	if (sf_tool_wait(pid, "perf record"))
 		return true;
 	for (i = 0; i < lines; i++)
 		sf_info("perf record: %s", strtok(out[i], "\n"));
@@ -199,7 +162,7 @@ static void tool_script(struct tool_tally *t, bool quiet)
 
 	for (i = 0; i < SF_PERF_CHAIN_NAMES; i++)
 		name_ptr[i] = names[i];
-	f = tool_perf_run(args, &pid);
+	f = sf_tool_run(args, &pid);
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -218,7 +181,7 @@ static void tool_script(struct tool_tally *t, bool quiet)
 	}
 	tool_sample(t, name_ptr, tool_leaf_fixup(ips, names, nr), quiet);
 	fclose(f);
-	tool_perf_wait(pid, "script");
+	sf_tool_wait(pid, "perf script");
 }
 
 /* PERF_RECORD_CALLCHAIN_DEFERRED records in the file, by perf's own dump */
@@ -230,13 +193,13 @@ static unsigned int tool_deferred_records(void)
 	FILE *f;
 	pid_t pid;
 
-	f = tool_perf_run(args, &pid);
+	f = sf_tool_run(args, &pid);
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
 		n += !!strstr(line, "PERF_RECORD_CALLCHAIN_DEFERRED");
 	fclose(f);
-	tool_perf_wait(pid, "report -D");
+	sf_tool_wait(pid, "perf report -D");
 	return n;
 }
 
@@ -248,24 +211,16 @@ int main(int argc, char **argv)
 	};
 	bool defer, no_sframe;
 	unsigned int i, records;
-	char path[TOOL_NAME + 16], loader[TOOL_NAME];
-	FILE *f;
 
-	if (!SF_CHECK(argc >= 4 && strlen(argv[1]) < TOOL_NAME,
+	if (!SF_CHECK(argc >= 4,
 		      "usage: sf-perf-tool DIR fp|defer PROGRAM [ARG...]"))
 		sf_exit();
 	defer = !strcmp(argv[2], "defer");
 	if (!SF_CHECK(defer || !strcmp(argv[2], "fp"), "mode %s: fp or defer", argv[2]))
 		sf_exit();
 	no_sframe = !strcmp(argv[argc - 1], "--no-sframe");
-	snprintf(tool_dir, sizeof(tool_dir), "%s", argv[1]);
-	snprintf(path, sizeof(path), "%s/.loader", tool_dir);
-	f = fopen(path, "r");
-	if (!SF_CHECK(f && fgets(loader, sizeof(loader), f), "%s: %m", path))
+	if (!sf_tool_init(argv[1], "perf"))
 		sf_exit();
-	fclose(f);
-	snprintf(tool_loader, sizeof(tool_loader), "%s/%s", tool_dir, strtok(loader, "\n"));
-	snprintf(tool_perf, sizeof(tool_perf), "%s/perf", tool_dir);
 
 	if (!tool_record(defer, argv + 3))
 		sf_exit();

@@ -36,7 +36,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <linux/bpf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sf_bpf.h"
 #include "sf_chain.h"
 #include "sf_perf.h"
 #include "sf_syscall.h"
@@ -200,33 +200,12 @@ static void perf_drain(struct sf_perf_ring *ring, struct perf_tally *t)
 
 static int bpf_stacks = -1, bpf_counts = -1;
 
-#define BPF_INSN(c, d, s, o, i)	\
-	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
-#define BPF_MAP_FD(d, fd)	\
-	BPF_INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), BPF_INSN(0, 0, 0, 0, 0)
+#define BPF_INSN		SF_BPF_INSN
 #define BPF_COUNT_KEY_AT_FP_4						\
-	BPF_MAP_FD(1, bpf_counts),					\
-	BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),		\
-	BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),		\
-	BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),	\
+	SF_BPF_LOOKUP_AT_FP(bpf_counts, -4),				\
 	BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),		\
 	BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),		\
 	BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD)
-
-static long sf_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
-}
-
-static int bpf_map(unsigned int type, unsigned int value_size, unsigned int entries)
-{
-	union bpf_attr attr = {
-		.map_type = type, .key_size = 4, .value_size = value_size,
-		.max_entries = entries,
-	};
-
-	return sf_bpf(BPF_MAP_CREATE, &attr);
-}
 
 /*
  * Each sample: id = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK), counted.
@@ -235,7 +214,7 @@ static int bpf_map(unsigned int type, unsigned int value_size, unsigned int entr
 static int bpf_program(void)
 {
 	const struct bpf_insn insns[] = {
-		BPF_MAP_FD(2, bpf_stacks),	/* r1: the context */
+		SF_BPF_MAP_FD(2, bpf_stacks),	/* r1: the context */
 		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, BPF_F_USER_STACK),
 		BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_stackid),
 		BPF_INSN(BPF_JMP | BPF_JSGE | BPF_K, 0, 0, 1, 0),
@@ -247,31 +226,15 @@ static int bpf_program(void)
 		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
 		BPF_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
-	static char log[16384];
-	union bpf_attr attr = {
-		.prog_type = BPF_PROG_TYPE_PERF_EVENT,
-		.insn_cnt = sizeof(insns) / sizeof(insns[0]),
-		.insns = (uintptr_t)insns,
-		.license = (uintptr_t)"GPL",
-		.log_buf = (uintptr_t)log,
-		.log_size = sizeof(log),
-		.log_level = 1,
-	};
-	int fd = sf_bpf(BPF_PROG_LOAD, &attr);
 
-	if (!SF_CHECK(fd >= 0, "BPF_PROG_LOAD: %m"))
-		sf_info("%s", log);
-	return fd;
+	return sf_bpf_perf_prog(insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 static uint64_t bpf_count(uint32_t key)
 {
 	uint64_t value = 0;
-	union bpf_attr attr = {
-		.map_fd = bpf_counts, .key = (uintptr_t)&key, .value = (uintptr_t)&value,
-	};
 
-	sf_bpf(BPF_MAP_LOOKUP_ELEM, &attr);
+	sf_bpf_lookup(bpf_counts, key, &value);
 	return value;
 }
 
@@ -279,7 +242,6 @@ static uint64_t bpf_count(uint32_t key)
 static void bpf_drain(struct perf_tally *t)
 {
 	uint64_t ips[BPF_DEPTH], count;
-	union bpf_attr attr = { .map_fd = bpf_stacks, .value = (uintptr_t)ips };
 	unsigned int nr;
 	uint32_t id;
 
@@ -287,9 +249,8 @@ static void bpf_drain(struct perf_tally *t)
 		count = bpf_count(id);
 		if (!count)
 			continue;
-		attr.key = (uintptr_t)&id;
 		memset(ips, 0, sizeof(ips));
-		if (!SF_CHECK(!sf_bpf(BPF_MAP_LOOKUP_ELEM, &attr), "stack %u: %m", id))
+		if (!SF_CHECK(!sf_bpf_lookup(bpf_stacks, id, ips), "stack %u: %m", id))
 			continue;
 		for (nr = 0; nr < BPF_DEPTH && ips[nr]; nr++)
 			;
@@ -343,8 +304,8 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 	if (!SF_CHECK(perf_fd >= 0, "perf_event_open: %m"))
 		return;
 	if (perf_bpf) {
-		bpf_stacks = bpf_map(BPF_MAP_TYPE_STACK_TRACE, BPF_DEPTH * 8, BPF_IDS);
-		bpf_counts = bpf_map(BPF_MAP_TYPE_ARRAY, 8, BPF_TOTAL + 1);
+		bpf_stacks = sf_bpf_map(BPF_MAP_TYPE_STACK_TRACE, BPF_DEPTH * 8, BPF_IDS);
+		bpf_counts = sf_bpf_map(BPF_MAP_TYPE_ARRAY, 8, BPF_TOTAL + 1);
 		if (!SF_CHECK(bpf_stacks >= 0 && bpf_counts >= 0, "BPF maps: %m"))
 			goto out;
 		prog = bpf_program();

@@ -19,7 +19,7 @@
 #endif
 
 /* Longest record the programs read, in u64 words */
-#define SF_PERF_REC_WORDS	1024
+#define SF_PERF_REC_WORDS	8192	/* 64 KiB: a perf record's u16 size */
 
 struct sf_perf_ring {
 	struct perf_event_mmap_page	*meta;

@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-perf-dwarf DIR sync|defer|bpf PROGRAM [ARG...]: samples a program this
+ * repository does not contain (sqlite3, built from Debian's source with
+ * SFrame: tools/toolchain/build-sqlite3) and checks each sample's SFrame
+ * user stack against DWARF CFI, the unwinding information compilers have
+ * always emitted, read by a tool that knows nothing of SFrame.
+ *
+ * Each sample carries, besides the stack the kernel walked by SFrame, the
+ * user registers and a copy of the user stack (PERF_SAMPLE_REGS_USER,
+ * PERF_SAMPLE_STACK_USER), taken in the same interrupt.  The samples go,
+ * without the kernel's stacks, into a perf.data file that Debian's own perf
+ * (DIR: tools/vm/guest-tool) unwinds by DWARF with `perf script`.  The two
+ * stacks of every sample must then agree frame for frame down to main.
+ * The kernel's stack comes from
+ *
+ *   sync   the sample's callchain (taken in the timer interrupt, without
+ *          faulting);
+ *   defer  a PERF_RECORD_CALLCHAIN_DEFERRED record (Linux 6.19's ABI),
+ *          walked on the way back to user space;
+ *   bpf    a BPF program on the event calling bpf_get_stack(BPF_F_USER_STACK).
+ *
+ * Only samples whose DWARF stack down to main lies in objects with SFrame
+ * are compared: the Debian C library has none, and a stack through it
+ * cannot be exact by SFrame (how many there were is printed).  At least
+ * 1,000 samples compared, at least 99.9% of them exact.
+ */
+#define _GNU_SOURCE
+#include <asm/perf_regs.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sf_bpf.h"
+#include "sf_perf.h"
+#include "sf_tool.h"
+#include "sframe_test.h"
+
+#define DW_DATA			"/tmp/perf-dwarf.data"
+#define DW_MIN_SAMPLES		1000
+#define DW_MAX_SAMPLES		16384
+#define DW_DEPTH		127	/* perf's own limit on a callchain */
+#define DW_STACK_BYTES		16384
+#define DW_RING_PAGES		1024
+#define DW_LINE			4096
+#define DW_DSOS			16
+/*
+ * The period is set for about 3,000 samples a run from the CPU time of a
+ * first run without sampling: emulation is several times slower on some
+ * arches than on others.  More runs if too few samples were compared: the
+ * guest's timer sometimes falls back to the tick's rate.
+ */
+#define DW_RUN_SAMPLES		3000
+#define DW_MIN_PERIOD_NS	100000
+#define DW_ROUNDS		6
+
+/* All of the user registers perf's DWARF unwinder may ask for */
+#if defined(__x86_64__)
+#define DW_REGS_MASK	(((1ULL << PERF_REG_X86_64_MAX) - 1) &				\
+			 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) |	\
+			   (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS)))
+#elif defined(__aarch64__)
+#define DW_REGS_MASK	((1ULL << PERF_REG_ARM64_MAX) - 1)
+#elif defined(__s390x__)
+#define DW_REGS_MASK	((1ULL << PERF_REG_S390_MAX) - 1)
+#endif
+
+enum dw_mode { DW_SYNC, DW_DEFER, DW_BPF };
+
+/* One sample: its time (the key into perf script's output) and SFrame stack */
+struct dw_sample {
+	uint64_t	time;
+	uint64_t	cookie;		/* defer: the record it waits for */
+	bool		have;		/* its stack came */
+	unsigned int	nr;
+	uint64_t	ips[DW_DEPTH];
+};
+
+static struct dw_sample dw_samples[DW_MAX_SAMPLES];
+static unsigned int dw_nsamples, dw_lost;
+/*
+ * Samples past DW_MAX_SAMPLES are left out.  Under emulation a walk in the
+ * interrupt can take as long as the period, which task-clock then counts
+ * too: the samples come faster than the program runs.
+ */
+static unsigned int dw_cut;
+static enum dw_mode dw_mode;
+static FILE *dw_out;
+static uint64_t dw_out_bytes;
+static char dw_program[256];
+
+/* perf.data's header (tools/perf/util/header.h): no optional features */
+struct dw_file_section {
+	uint64_t	offset, size;
+};
+
+struct dw_file_header {
+	uint64_t		magic, size, attr_size;
+	struct dw_file_section	attrs, data, event_types;
+	uint64_t		features[4];
+};
+
+struct dw_file_attr {
+	struct perf_event_attr	attr;
+	struct dw_file_section	ids;
+};
+
+static void dw_write(const void *p, size_t len)
+{
+	if (dw_out && fwrite(p, 1, len, dw_out) != len) {
+		sf_fail("%s: %m", DW_DATA);
+		fclose(dw_out);
+		dw_out = NULL;
+	}
+	dw_out_bytes += len;
+}
+
+/*
+ * The file's event: the sampling one as perf record --call-graph dwarf
+ * makes it, kernel stacks only (there are none: user mode only), so that
+ * perf script takes every user stack from the copy, by DWARF.
+ */
+static void dw_file_header(const struct perf_event_attr *sampled, bool final)
+{
+	struct dw_file_header h = {
+		.magic = 0x32454c4946524550ULL,	/* "PERFILE2" */
+		.size = sizeof(h),
+		.attr_size = sizeof(struct dw_file_attr),
+		.attrs = { sizeof(h), sizeof(struct dw_file_attr) },
+		.data = { sizeof(h) + sizeof(struct dw_file_attr), 0 },
+	};
+	struct dw_file_attr a = { .attr = *sampled };
+
+	if (final)
+		h.data.size = dw_out_bytes;
+	a.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a.attr.exclude_callchain_user = 1;
+	sf_perf_defer(&a.attr, false, false);
+	if (dw_out)
+		rewind(dw_out);
+	dw_write(&h, sizeof(h));
+	dw_write(&a, sizeof(a));
+	dw_out_bytes = 0;
+}
+
+/* The user frames of a callchain or deferred record: its context markers dropped */
+static void dw_take_ips(struct dw_sample *s, const uint64_t *ips, uint64_t nr)
+{
+	uint64_t i;
+
+	s->nr = 0;
+	for (i = 0; i < nr && s->nr < DW_DEPTH; i++)
+		if (ips[i] < PERF_CONTEXT_MAX)
+			s->ips[s->nr++] = ips[i];
+	s->have = true;
+}
+
+/*
+ * A sample: ip, pid/tid, time, [callchain], registers, stack.  Kept: its
+ * time and SFrame stack; written to the file: the same without the
+ * callchain, and with only the part of the stack copy that holds data.
+ */
+static void dw_sample(const struct perf_event_attr *attr, const uint64_t *rec)
+{
+	const struct perf_event_header *hdr = (const void *)rec;
+	const uint64_t *p = rec + 1, *end = rec + hdr->size / 8, *regs, *chain = NULL;
+	uint64_t head[3], nr = 0, abi, nregs = 0, size, dyn = 0, zero = 0;
+	struct perf_event_header out = *hdr;
+	struct dw_sample *s;
+
+	memcpy(head, p, sizeof(head));	/* ip, pid/tid, time */
+	p += 3;
+	if (attr->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		nr = *p++;
+		chain = p;
+		p += nr;
+	}
+	abi = *p++;
+	regs = p;
+	if (abi)
+		nregs = __builtin_popcountll(attr->sample_regs_user);
+	p += nregs;
+	size = p < end ? *p++ : 0;
+	if (size && p + size / 8 < end)
+		dyn = p[size / 8];
+	if (!SF_CHECK(p + size / 8 + !!size <= end && dyn <= size,
+		      "a sample of %u bytes does not parse", hdr->size))
+		return;
+	if (dw_nsamples == DW_MAX_SAMPLES) {
+		dw_cut++;
+		return;
+	}
+	s = &dw_samples[dw_nsamples++];
+	s->time = head[2];
+	if (dw_mode == DW_SYNC)
+		dw_take_ips(s, chain, nr);
+	else if (dw_mode == DW_DEFER &&
+		 SF_CHECK(nr == 2 && chain[0] == PERF_CONTEXT_USER_DEFERRED,
+			  "a callchain of %llu, not a deferred one", (unsigned long long)nr))
+		s->cookie = chain[1];
+
+	dyn = (dyn + 7) & ~7ULL;
+	out.size = sizeof(out) + sizeof(head) + 8 + 8 + nregs * 8 + 8 + (dyn ? dyn + 8 : 0);
+	dw_write(&out, sizeof(out));
+	dw_write(head, sizeof(head));
+	dw_write(&zero, 8);		/* no callchain */
+	dw_write(&abi, 8);
+	dw_write(regs, nregs * 8);
+	dw_write(&dyn, 8);
+	if (dyn) {
+		dw_write(p, dyn);
+		dw_write(&dyn, 8);
+	}
+}
+
+/* A deferred record: header, cookie, nr, ips; for every sample waiting for it */
+static void dw_deferred(const uint64_t *rec)
+{
+	unsigned int i, got = 0;
+
+	for (i = 0; i < dw_nsamples; i++) {
+		if (dw_samples[i].have || dw_samples[i].cookie != rec[1])
+			continue;
+		dw_take_ips(&dw_samples[i], &rec[3], rec[2]);
+		got++;
+	}
+	SF_CHECK(got || dw_cut, "a deferred record with cookie %#llx, which no sample has",
+		 (unsigned long long)rec[1]);
+}
+
+static void dw_drain(const struct perf_event_attr *attr, struct sf_perf_ring *ring)
+{
+	const struct perf_event_header *hdr;
+
+	while ((hdr = sf_perf_ring_next(ring))) {
+		switch (hdr->type) {
+		case PERF_RECORD_SAMPLE:
+			dw_sample(attr, ring->rec);
+			break;
+		case PERF_RECORD_CALLCHAIN_DEFERRED:
+			dw_deferred(ring->rec);
+			break;
+		case PERF_RECORD_LOST:
+			dw_lost += ring->rec[2];	/* header, id, lost */
+			break;
+		default:	/* comm, mmap, exit: what perf needs to find the objects */
+			dw_write(hdr, hdr->size);
+		}
+	}
+}
+
+/*
+ * The BPF side: an array with the next free slot, and one of slots, each
+ * bpf_get_stack()'s result (bytes or an error) and the stack.  The perf
+ * event writes its sample after the program ran and returned 1: the n-th
+ * sample in the ring buffer is slot n.  Past the last slot the program
+ * returns 0 and the sample is dropped with it.
+ */
+#define DW_BPF_VALUE	(8 + DW_DEPTH * 8)
+
+static int dw_bpf_prog(int next, int slots)
+{
+	const struct bpf_insn insns[] = {
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),	/* r6 = ctx */
+		SF_BPF_INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),
+		SF_BPF_LOOKUP_AT_FP(next, -4),
+		SF_BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 19, 0),	/* to drop */
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
+		SF_BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD | BPF_FETCH),
+		SF_BPF_INSN(BPF_JMP | BPF_JGE | BPF_K, 1, 0, 16, DW_MAX_SAMPLES),
+		SF_BPF_INSN(BPF_STX | BPF_MEM | BPF_W, 10, 1, -8, 0),
+		SF_BPF_LOOKUP_AT_FP(slots, -8),
+		SF_BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 10, 0),	/* to drop */
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0),	/* r7 = slot */
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0),
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 7, 0, 0),
+		SF_BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, 8),
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, DW_DEPTH * 8),
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, BPF_F_USER_STACK),
+		SF_BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_stack),
+		SF_BPF_INSN(BPF_STX | BPF_MEM | BPF_DW, 7, 0, 0, 0),
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1),
+		SF_BPF_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		/* drop: */
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+		SF_BPF_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+
+	return sf_bpf_perf_prog(insns, sizeof(insns) / sizeof(insns[0]));
+}
+
+/* The stacks the BPF program took, slot n for the n-th sample */
+static void dw_bpf_collect(int next, int slots)
+{
+	uint64_t value[DW_BPF_VALUE / 8], used = 0;
+	unsigned int i;
+
+	sf_bpf_lookup(next, 0, &used);
+	if (!SF_CHECK(used == dw_nsamples && !dw_lost,
+		      "BPF saw %llu samples, the ring buffer holds %u (%u lost)",
+		      (unsigned long long)used, dw_nsamples, dw_lost))
+		return;
+	for (i = 0; i < dw_nsamples; i++) {
+		int64_t got;
+
+		if (!SF_CHECK(!sf_bpf_lookup(slots, i, value), "slot %u: %m", i))
+			return;
+		got = (int64_t)value[0];
+		if (SF_CHECK(got >= 0, "sample %u: bpf_get_stack() returned %lld", i,
+			     (long long)got))
+			dw_take_ips(&dw_samples[i], &value[1], got / 8);
+	}
+}
+
+/* Does the ELF file at @path have a PT_GNU_SFRAME segment?  (The guest's own byte order and class.) */
+static bool dw_file_has_sframe(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	bool found = false;
+	int fd = open(path, O_RDONLY), i;
+
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64)
+		for (i = 0; i < eh.e_phnum && !found; i++)
+			found = pread(fd, &ph, sizeof(ph), eh.e_phoff + i * eh.e_phentsize) ==
+				sizeof(ph) && ph.p_type == PT_GNU_SFRAME;
+	close(fd);
+	return found;
+}
+
+static bool dw_dso_has_sframe(const char *dso)
+{
+	static struct { char name[256]; bool sframe; } known[DW_DSOS];
+	static unsigned int nknown;
+	unsigned int i;
+
+	for (i = 0; i < nknown; i++)
+		if (!strcmp(known[i].name, dso))
+			return known[i].sframe;
+	if (nknown == DW_DSOS || strlen(dso) >= sizeof(known[0].name))
+		return dw_file_has_sframe(dso);
+	snprintf(known[nknown].name, sizeof(known[0].name), "%s", dso);
+	known[nknown].sframe = dw_file_has_sframe(dso);
+	return known[nknown++].sframe;
+}
+
+/* One frame of perf script's DWARF stack */
+struct dw_frame {
+	uint64_t	ip;
+	char		sym[128];
+	char		dso[256];
+};
+
+struct dw_tally {
+	unsigned int	script, compared, exact, outside, no_main, unmatched, shown;
+	unsigned int	adjusted;	/* return addresses perf gave as the call's */
+};
+
+static struct dw_sample *dw_find(uint64_t time)
+{
+	unsigned int lo = 0, hi = dw_nsamples;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (dw_samples[mid].time < time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < dw_nsamples && dw_samples[lo].time == time ? &dw_samples[lo] : NULL;
+}
+
+static void dw_show(const struct dw_sample *s, const struct dw_frame *d, unsigned int nd)
+{
+	unsigned int i;
+
+	/* Shown even when the test passes: an inexact stack is worth a look. */
+	sf_note("sample at %llu: %u frames by SFrame, %u by DWARF:",
+		(unsigned long long)s->time, s->nr, nd);
+	for (i = 0; i < 24 && (i < s->nr || i < nd); i++)
+		sf_note("  %2u %#18llx %#18llx %s %s", i,
+			i < s->nr ? (unsigned long long)s->ips[i] : 0ULL,
+			i < nd ? (unsigned long long)d[i].ip : 0ULL,
+			i < nd ? d[i].sym : "", i < nd ? d[i].dso : "");
+}
+
+/*
+ * Compares a sample's SFrame stack with perf's DWARF one, down to main.
+ * perf gives a return address as the address before it, inside the call
+ * instruction (so that it names the call's line): one less than the
+ * kernel's.
+ */
+static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame *d,
+		       unsigned int nd)
+{
+	struct dw_sample *s = dw_find(time);
+	unsigned int main_at, i;
+	bool exact;
+
+	t->script++;
+	if (!s || !s->have) {
+		t->unmatched++;
+		return;
+	}
+	for (main_at = 0; main_at < nd; main_at++)
+		if (!strcmp(d[main_at].sym, "main") && !strcmp(d[main_at].dso, dw_program))
+			break;
+	if (main_at == nd) {
+		t->no_main++;
+		return;
+	}
+	for (i = 0; i <= main_at; i++) {
+		if (!dw_dso_has_sframe(d[i].dso)) {
+			t->outside++;
+			return;
+		}
+	}
+	t->compared++;
+	exact = s->nr > main_at && s->ips[0] == d[0].ip;
+	for (i = 1; exact && i <= main_at; i++) {
+		exact = s->ips[i] == d[i].ip || s->ips[i] == d[i].ip + 1;
+		t->adjusted += s->ips[i] == d[i].ip + 1;
+	}
+	if (exact) {
+		t->exact++;
+		return;
+	}
+	if (t->shown++ < 3)
+		dw_show(s, d, nd);
+}
+
+/*
+ * perf script -F time,ip,sym,dso: "TIME:" then one "IP SYM (DSO)" line a
+ * frame, then an empty line.
+ */
+static void dw_script(struct dw_tally *t)
+{
+	const char *args[] = {
+		"script", "-i", DW_DATA, "-F", "time,ip,sym,dso", "--ns", NULL
+	};
+	static struct dw_frame frames[DW_DEPTH];
+	unsigned long long sec, nsec, ip;
+	char line[DW_LINE], *dso;
+	unsigned int nd = 0, shown = 0;
+	bool in_sample = false;
+	uint64_t time = 0;
+	FILE *f;
+	pid_t pid;
+
+	f = sf_tool_run(args, &pid);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct dw_frame *fr = &frames[nd];
+
+		if (sscanf(line, " %llu.%llu:", &sec, &nsec) == 2 && line[0] != '\t' &&
+		    strchr(line, ':') && !in_sample) {
+			time = sec * 1000000000ULL + nsec;
+			in_sample = true;
+			nd = 0;
+		} else if (in_sample && line[0] == '\n') {
+			dw_compare(t, time, frames, nd);
+			in_sample = false;
+		} else if (in_sample && nd < DW_DEPTH &&
+			   sscanf(line, " %llx %127s", &ip, fr->sym) == 2) {
+			fr->ip = ip;
+			strtok(fr->sym, "+");
+			dso = strrchr(line, '(');
+			snprintf(fr->dso, sizeof(fr->dso), "%s", dso ? dso + 1 : "?");
+			strtok(fr->dso, ")");
+			nd++;
+		} else if (!in_sample && shown++ < 5) {
+			sf_info("perf script: %s", strtok(line, "\n"));
+		}
+	}
+	if (in_sample)
+		dw_compare(t, time, frames, nd);
+	fclose(f);
+	sf_tool_wait(pid, "perf script");
+}
+
+/* PROGRAM as a path: perf script names objects by the paths they were mapped from. */
+static bool dw_find_program(const char *name)
+{
+	static const char *const dirs[] = { "/work/", "/bin/" };
+	char path[sizeof(dw_program)];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s%s", strchr(name, '/') ? "" : dirs[i], name);
+		if (!access(path, X_OK) && realpath(path, dw_program))
+			return true;
+	}
+	sf_fail("%s: not found", name);
+	return false;
+}
+
+/* The CPU time PROGRAM takes, unsampled, in ns; 0 if it failed */
+static uint64_t dw_cpu_time(char **argv)
+{
+	struct rusage ru;
+	int status;
+	pid_t child;
+
+	child = fork();
+	if (!child) {
+		freopen("/dev/null", "w", stdout);
+		execv(dw_program, argv);
+		_exit(127);
+	}
+	if (!SF_CHECK(child > 0 && wait4(child, &status, 0, &ru) == child &&
+		      WIFEXITED(status) && !WEXITSTATUS(status),
+		      "%s: status %#x", dw_program, status))
+		return 0;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/* Runs PROGRAM with the event on it; false if it did not get to run to the end */
+static bool dw_record(char **argv, struct perf_event_attr *attr)
+{
+	int go[2], fd, next = -1, slots = -1, prog = -1, status = 0;
+	static struct sf_perf_ring ring;
+	bool ok = false;
+	pid_t child;
+
+	if (!SF_CHECK(!pipe(go), "pipe: %m"))
+		return false;
+	child = fork();
+	if (!child) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		freopen("/dev/null", "w", stdout);
+		execv(dw_program, argv);
+		_exit(127);
+	}
+	close(go[0]);
+	fd = sf_perf_open(attr, child, -1);
+	if (!SF_CHECK(fd >= 0, "perf_event_open: %m") ||
+	    !sf_perf_ring_map(&ring, fd, DW_RING_PAGES))
+		goto out;
+	if (dw_mode == DW_BPF) {
+		next = sf_bpf_map(BPF_MAP_TYPE_ARRAY, 8, 1);
+		slots = sf_bpf_map(BPF_MAP_TYPE_ARRAY, DW_BPF_VALUE, DW_MAX_SAMPLES);
+		if (!SF_CHECK(next >= 0 && slots >= 0, "BPF maps: %m"))
+			goto out;
+		prog = dw_bpf_prog(next, slots);
+		if (prog < 0 || !SF_CHECK(!ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog),
+					  "PERF_EVENT_IOC_SET_BPF: %m"))
+			goto out;
+	}
+	dw_file_header(attr, false);
+	if (!SF_CHECK(write(go[1], "g", 1) == 1, "cannot start %s", dw_program))
+		goto out;
+	while (waitpid(child, &status, WNOHANG) == 0) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		poll(&pfd, 1, 100);
+		dw_drain(attr, &ring);
+		if (dw_nsamples == DW_MAX_SAMPLES)
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	}
+	dw_drain(attr, &ring);
+	child = 0;
+	ok = SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "%s: status %#x",
+		      dw_program, status);
+	if (dw_mode == DW_BPF)
+		dw_bpf_collect(next, slots);
+	dw_file_header(attr, true);
+out:
+	close(go[1]);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	sf_perf_ring_unmap(&ring);
+	if (prog >= 0)
+		close(prog);
+	if (next >= 0)
+		close(next);
+	if (slots >= 0)
+		close(slots);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			       PERF_SAMPLE_STACK_USER,
+		.sample_regs_user = DW_REGS_MASK,
+		.sample_stack_user = DW_STACK_BYTES,
+		.disabled = 1,
+		.enable_on_exec = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.exclude_callchain_kernel = 1,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.task = 1,
+		.sample_id_all = 1,
+		.watermark = 1,
+		.wakeup_watermark = DW_RING_PAGES / 4 * 4096,
+	};
+	struct dw_tally t = { 0 };
+	const char *mode;
+	unsigned int i, round, script, samples = 0, waiting = 0;
+	uint64_t cpu;
+
+	if (!SF_CHECK(argc >= 4, "usage: sf-perf-dwarf DIR sync|defer|bpf PROGRAM [ARG...]"))
+		sf_exit();
+	mode = argv[2];
+	if (!strcmp(mode, "defer"))
+		dw_mode = DW_DEFER;
+	else if (!strcmp(mode, "bpf"))
+		dw_mode = DW_BPF;
+	else if (!SF_CHECK(!strcmp(mode, "sync"), "mode %s: sync, defer or bpf", mode))
+		sf_exit();
+	if (!sf_tool_init(argv[1], "perf") || !dw_find_program(argv[3]))
+		sf_exit();
+	if (dw_mode == DW_DEFER)
+		sf_perf_defer(&attr, true, true);
+	if (dw_mode == DW_BPF)	/* bpf_get_stack()'s own walk, not the sample's */
+		attr.sample_type &= ~PERF_SAMPLE_CALLCHAIN;
+
+	cpu = dw_cpu_time(argv + 3);
+	if (!cpu)
+		sf_exit();
+	attr.sample_period = cpu / DW_RUN_SAMPLES;
+	if (attr.sample_period < DW_MIN_PERIOD_NS)
+		attr.sample_period = DW_MIN_PERIOD_NS;
+	for (round = 0; round < DW_ROUNDS && t.compared < DW_MIN_SAMPLES; round++) {
+		dw_nsamples = 0;
+		dw_out = fopen(DW_DATA, "w");
+		if (!SF_CHECK(dw_out, "%s: %m", DW_DATA) || !dw_record(argv + 3, &attr))
+			sf_exit();
+		if (!SF_CHECK(dw_out && !fclose(dw_out), "%s: %m", DW_DATA))
+			sf_exit();
+		dw_out = NULL;
+		for (i = 0; i < dw_nsamples; i++)
+			waiting += !dw_samples[i].have;
+		samples += dw_nsamples;
+		script = t.script;
+		dw_script(&t);
+		unlink(DW_DATA);
+		SF_CHECK(t.script - script == dw_nsamples,
+			 "perf script showed %u samples of %u", t.script - script, dw_nsamples);
+	}
+	sf_note("%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u left out), %u compared, %u through objects without SFrame, %u where DWARF did not reach main",
+		mode, round, (unsigned long long)attr.sample_period / 1000, samples, dw_lost,
+		dw_cut, t.compared, t.outside, t.no_main);
+	SF_CHECK(!waiting, "%u of %u samples never got their stack", waiting, samples);
+	SF_CHECK(!t.unmatched, "perf script showed %u samples unknown here", t.unmatched);
+	SF_CHECK(t.compared >= DW_MIN_SAMPLES, "%u samples compared", t.compared);
+	if (SF_CHECK(t.exact * 1000ULL >= t.compared * 999ULL,
+		     "%u of %u samples exact to main", t.exact, t.compared))
+		sf_note("%s: %u of %u samples' SFrame stacks are DWARF's, frame for frame down to main (%u return addresses given by perf as the call's)",
+			mode, t.exact, t.compared, t.adjusted);
+	sf_exit();
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Raw bpf(): maps, and programs written as instructions, for the programs
+ * that hand their perf samples to BPF without libbpf.
+ */
+#ifndef _SF_BPF_H
+#define _SF_BPF_H
+
+#include <linux/bpf.h>
+#include <stdint.h>
+
+#define SF_BPF_INSN(c, d, s, o, i)	\
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+/* Two instructions: register d = the map of descriptor fd */
+#define SF_BPF_MAP_FD(d, fd)	\
+	SF_BPF_INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), \
+	SF_BPF_INSN(0, 0, 0, 0, 0)
+
+/* Four instructions: r0 = bpf_map_lookup_elem(map fd, r10 + off), r1 and r2 clobbered */
+#define SF_BPF_LOOKUP_AT_FP(fd, off)						\
+	SF_BPF_MAP_FD(1, fd),							\
+	SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),			\
+	SF_BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, off),			\
+	SF_BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem)
+
+long sf_bpf(int cmd, union bpf_attr *attr);
+int sf_bpf_map(unsigned int type, unsigned int value_size, unsigned int entries);
+int sf_bpf_perf_prog(const struct bpf_insn *insns, unsigned int count);
+int sf_bpf_lookup(int map, uint32_t key, void *value);
+
+#endif /* _SF_BPF_H */
