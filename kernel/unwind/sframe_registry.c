@@ -591,9 +591,10 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
  *
  * Reads and checks the section, then takes the mmap lock for writing and
  * adds it if the text is still mapped as it was (of the file at that
- * place, executable), and faults all of it in.  A file's section that fails the checks is kept,
- * marked bad, so that /proc shows it; an explicit one is refused.  Text of
- * a file's section already registered joins that registration.
+ * place, executable), then faults all of it in.  A file's section that
+ * fails the checks is kept, marked bad, so that /proc shows it; an
+ * explicit one is refused.  Text of a file's section already registered
+ * joins that registration.
  *
  * Context: Process context, mmap lock not held; may sleep.
  * Return: 0 on success, else see the errors in include/uapi/linux/sframe.h.

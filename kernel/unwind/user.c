@@ -188,7 +188,9 @@ static int unwind_user_lookup(struct unwind_user_state *state,
  * left the stack pointer and the return address where the call put them,
  * so the arch's rule at a function's entry finds the caller: taken only if
  * SFrame describes the code it returns to.  Frame pointers would skip the
- * caller, whose frame holds none.
+ * caller, whose frame holds none.  The caller's rules are looked up again
+ * by the next step: once a walk at most, and cheaper than carrying them in
+ * the walk's state through every other step.
  */
 static int unwind_user_next_uncovered(struct unwind_user_state *state)
 {

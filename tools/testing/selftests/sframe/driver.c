@@ -24,7 +24,6 @@
 
 #include "sframe_test.h"
 
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define SF_TEST_SECONDS		60
 #define SF_LEAK_WAIT_MS		2000
 #define SF_MAX_ARGS		8

@@ -63,14 +63,17 @@ static const char *const defer_kernel_chain[] = {
 	"defer_read", "lib_ustack_mid", "defer_a", "defer_run", "defer_kernel",
 	"main", NULL
 };
+
 static const char *const defer_exit_chain[] = {
 	"defer_read", "lib_ustack_mid", "defer_a", "defer_run", "defer_child",
 	"defer_exit", "main", NULL
 };
+
 static const char *const defer_exec_chain[] = {
 	"defer_read", "lib_ustack_mid", "defer_a", "defer_run", "defer_child",
 	"defer_exec", "main", NULL
 };
+
 static const char *const *defer_chain;
 
 static int defer_zero = -1;
@@ -427,7 +430,8 @@ __attribute__((noinline)) void defer_exec(void)
 	defer_no_loss(&defer_child_fd, 1);
 	SF_CHECK(!tally.npending, "%u samples with cookie %#llx never got their stacks (%u records, last %#llx; %u sync)",
 		 tally.npending, (unsigned long long)tally.pending_cookie, tally.records,
-		 (unsigned long long)tally.cookies[(tally.ncookies + DEFER_COOKIES - 1) % DEFER_COOKIES],
+		 (unsigned long long)
+		 tally.cookies[(tally.ncookies + DEFER_COOKIES - 1) % DEFER_COOKIES],
 		 tally.sync);
 	SF_CHECK(tally.exact == tally.samples, "%u of %u stacks of the call to execve() exact",
 		 tally.exact, tally.samples);

@@ -27,8 +27,6 @@
  */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
-#include <elf.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -294,7 +292,7 @@ static int dw_bpf_prog(int next, int slots)
 		SF_BPF_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
 
-	return sf_bpf_perf_prog(insns, sizeof(insns) / sizeof(insns[0]));
+	return sf_bpf_perf_prog(insns, ARRAY_SIZE(insns));
 }
 
 /* The stacks the BPF program took, slot n for the n-th sample */
@@ -320,25 +318,6 @@ static void dw_bpf_collect(int next, int slots)
 	}
 }
 
-/* Does the ELF file at @path have a PT_GNU_SFRAME segment?  (The guest's own byte order and class.) */
-static bool dw_file_has_sframe(const char *path)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	bool found = false;
-	int fd = open(path, O_RDONLY), i;
-
-	if (fd < 0)
-		return false;
-	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
-	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64)
-		for (i = 0; i < eh.e_phnum && !found; i++)
-			found = pread(fd, &ph, sizeof(ph), eh.e_phoff + i * eh.e_phentsize) ==
-				sizeof(ph) && ph.p_type == PT_GNU_SFRAME;
-	close(fd);
-	return found;
-}
-
 static bool dw_dso_has_sframe(const char *dso)
 {
 	static struct { char name[256]; bool sframe; } known[DW_DSOS];
@@ -349,9 +328,9 @@ static bool dw_dso_has_sframe(const char *dso)
 		if (!strcmp(known[i].name, dso))
 			return known[i].sframe;
 	if (nknown == DW_DSOS || strlen(dso) >= sizeof(known[0].name))
-		return dw_file_has_sframe(dso);
+		return sf_file_has_sframe(dso);
 	snprintf(known[nknown].name, sizeof(known[0].name), "%s", dso);
-	known[nknown].sframe = dw_file_has_sframe(dso);
+	known[nknown].sframe = sf_file_has_sframe(dso);
 	return known[nknown++].sframe;
 }
 
@@ -406,7 +385,7 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		       unsigned int nd)
 {
 	struct dw_sample *s = dw_find(time);
-	unsigned int main_at, i;
+	unsigned int main_at, adjusted = 0, i;
 	bool exact;
 
 	t->script++;
@@ -431,10 +410,11 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	exact = s->nr > main_at && s->ips[0] == d[0].ip;
 	for (i = 1; exact && i <= main_at; i++) {
 		exact = s->ips[i] == d[i].ip || s->ips[i] == d[i].ip + 1;
-		t->adjusted += s->ips[i] == d[i].ip + 1;
+		adjusted += s->ips[i] == d[i].ip + 1;
 	}
 	if (exact) {
 		t->exact++;
+		t->adjusted += adjusted;
 		return;
 	}
 	if (t->shown++ < 3)
@@ -447,7 +427,7 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
  */
 static void dw_script(struct dw_tally *t)
 {
-	const char *args[] = {
+	static const char *const args[] = {
 		"script", "-i", DW_DATA, "-F", "time,ip,sym,dso", "--ns", NULL
 	};
 	static struct dw_frame frames[DW_DEPTH];
@@ -507,19 +487,34 @@ static bool dw_find_program(const char *name)
 	return false;
 }
 
+/*
+ * Starts PROGRAM, its output discarded; with @go, once a byte comes
+ * through that pipe.
+ */
+static pid_t dw_spawn(char **argv, const int *go)
+{
+	pid_t child = fork();
+	char c;
+
+	if (child)
+		return child;
+	if (go) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+	}
+	freopen("/dev/null", "w", stdout);
+	execv(dw_program, argv);
+	_exit(127);
+}
+
 /* The CPU time PROGRAM takes, unsampled, in ns; 0 if it failed */
 static uint64_t dw_cpu_time(char **argv)
 {
+	pid_t child = dw_spawn(argv, NULL);
 	struct rusage ru;
-	int status;
-	pid_t child;
+	int status = 0;
 
-	child = fork();
-	if (!child) {
-		freopen("/dev/null", "w", stdout);
-		execv(dw_program, argv);
-		_exit(127);
-	}
 	if (!SF_CHECK(child > 0 && wait4(child, &status, 0, &ru) == child &&
 		      WIFEXITED(status) && !WEXITSTATUS(status),
 		      "%s: status %#x", dw_program, status))
@@ -538,18 +533,12 @@ static bool dw_record(char **argv, struct perf_event_attr *attr)
 
 	if (!SF_CHECK(!pipe(go), "pipe: %m"))
 		return false;
-	child = fork();
-	if (!child) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(126);
-		freopen("/dev/null", "w", stdout);
-		execv(dw_program, argv);
-		_exit(127);
-	}
+	child = dw_spawn(argv, go);
 	close(go[0]);
+	if (!SF_CHECK(child > 0, "fork: %m")) {
+		close(go[1]);
+		return false;
+	}
 	fd = sf_perf_open(attr, child, -1);
 	if (!SF_CHECK(fd >= 0, "perf_event_open: %m") ||
 	    !sf_perf_ring_map(&ring, fd, DW_RING_PAGES))

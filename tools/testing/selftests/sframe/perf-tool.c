@@ -150,7 +150,9 @@ static unsigned int tool_leaf_fixup(unsigned long long *ips, char (*names)[256],
 
 static void tool_script(struct tool_tally *t, bool quiet)
 {
-	const char *args[] = { "script", "-i", TOOL_DATA, "-F", "ip,sym", NULL };
+	static const char *const args[] = {
+		"script", "-i", TOOL_DATA, "-F", "ip,sym", NULL
+	};
 	static char names[SF_PERF_CHAIN_NAMES][256];
 	static unsigned long long ips[SF_PERF_CHAIN_NAMES];
 	const char *name_ptr[SF_PERF_CHAIN_NAMES];
@@ -187,7 +189,9 @@ static void tool_script(struct tool_tally *t, bool quiet)
 /* PERF_RECORD_CALLCHAIN_DEFERRED records in the file, by perf's own dump */
 static unsigned int tool_deferred_records(void)
 {
-	const char *args[] = { "report", "-D", "-i", TOOL_DATA, "--stdio", NULL };
+	static const char *const args[] = {
+		"report", "-D", "-i", TOOL_DATA, "--stdio", NULL
+	};
 	char line[TOOL_LINE];
 	unsigned int n = 0;
 	FILE *f;

@@ -227,7 +227,7 @@ static int bpf_program(void)
 		BPF_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
 
-	return sf_bpf_perf_prog(insns, sizeof(insns) / sizeof(insns[0]));
+	return sf_bpf_perf_prog(insns, ARRAY_SIZE(insns));
 }
 
 static uint64_t bpf_count(uint32_t key)

@@ -11,7 +11,6 @@
 #include "sframe_phdr.h"
 #include "sframe_test.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #ifndef SF_EXPECT_VERSION
 #define SF_EXPECT_VERSION	SFRAME_VERSION_3

@@ -38,7 +38,7 @@ bool sf_tool_init(const char *dir, const char *tool)
 	return true;
 }
 
-/* Runs the tool with @args (NULL-terminated); its stdout and stderr come through the pipe returned. */
+/* Runs the tool with @args (NULL-terminated); its output comes through the pipe returned. */
 FILE *sf_tool_run(const char *const *args, pid_t *pid)
 {
 	const char *argv[SF_TOOL_ARGS] = {

@@ -303,6 +303,20 @@ static int sf_elf_read(int fd, struct sf_elf *e)
 	return 0;
 }
 
+/* Does the ELF file at @path carry a PT_GNU_SFRAME segment? */
+bool sf_file_has_sframe(const char *path)
+{
+	struct sf_elf e = { .has_sframe = false };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ret;
+
+	if (fd < 0)
+		return false;
+	ret = !sf_elf_read(fd, &e) && e.has_sframe;
+	close(fd);
+	return ret;
+}
+
 /*
  * The file behind @m: by its path, checked to be the very inode mapped;
  * else through map_files (root only), as a file replaced after mapping

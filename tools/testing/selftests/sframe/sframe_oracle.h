@@ -87,6 +87,7 @@ int sf_maps_read(const char *pid, struct sf_maps *m);
 void sf_maps_free(struct sf_maps *m);
 const struct sf_map *sf_maps_find(const struct sf_maps *m, unsigned long addr);
 
+bool sf_file_has_sframe(const char *path);
 int sf_expected(const char *pid, struct sf_set *want);
 int sf_actual(const char *pid, struct sf_set *got);
 int sf_compare(const struct sf_set *want, const struct sf_set *got, FILE *out,

@@ -18,6 +18,8 @@
 
 #define SF_PARAM_DIR	"/sys/module/sframe/parameters/"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 extern int sf_failed;
 
 void sf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
