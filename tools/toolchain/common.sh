@@ -53,7 +53,8 @@ tc_bindir() {
 	local b
 	b=$(tc_cache_dir)/binutils-$TC_VER/$TC_TRIPLE
 	if [ -f "$b/.stamp" ] && [ -x "$b/bin/as" ] && [ -x "$b/bin/ld" ] &&
-	   [ -x "$b/bin/objdump" ] && [ -x "$b/bin/readelf" ]; then
+	   [ -x "$b/bin/objdump" ] && [ -x "$b/bin/readelf" ] &&
+	   [ -f "$b/libsframe/lib/libsframe.a" ]; then
 		(cd "$b/bin" && pwd)
 		return 0
 	fi
