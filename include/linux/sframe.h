@@ -7,6 +7,7 @@
 #include <uapi/linux/sframe.h>
 
 struct sframe_index_entry;
+struct sframe_elem_entry;
 
 /**
  * struct sframe_section - one .sframe section of a user address space
@@ -14,12 +15,16 @@ struct sframe_index_entry;
  * @sframe_end: end of the SFrame data, as the headers describe it.
  * @text_start: start of the code this section may describe.
  * @text_end: end of that code.
- * @fdes: FDE table of the only element, when @index is NULL.
- * @fres: FRE sub-section of the only element, when @index is NULL.
+ * @fres: FRE sub-section of the indexed FDEs, when @elems is NULL.
  * @fres_end: end of that FRE sub-section.
- * @num_fdes: FDEs in the whole section.
- * @index: FDEs of all elements sorted by start address, built when the
- *	section is not a single sorted element; NULL otherwise.
+ * @num_fdes: FDEs indexed: those whose functions start in the text.
+ * @num_elems: entries of @elems.
+ * @index: those FDEs sorted by start address; NULL when there are none.
+ * @elems: FRE sub-sections of the elements holding indexed FDEs, when
+ *	there are several; NULL otherwise.
+ * @fast: the fast lookup table of @index: @num_blocks + 1 entries.
+ * @fast_shift: log2 of the bytes of text one entry of @fast covers.
+ * @num_blocks: blocks of text @fast describes.
  * @version: SFRAME_VERSION_2 or SFRAME_VERSION_3.
  * @abi: SFRAME_ABI_*.
  * @flags: SFRAME_F_* of the section.
@@ -33,11 +38,15 @@ struct sframe_section {
 	unsigned long			sframe_end;
 	unsigned long			text_start;
 	unsigned long			text_end;
-	unsigned long			fdes;
 	unsigned long			fres;
 	unsigned long			fres_end;
 	unsigned int			num_fdes;
+	unsigned int			num_elems;
 	struct sframe_index_entry	*index;
+	struct sframe_elem_entry	*elems;
+	u32				*fast;
+	unsigned int			fast_shift;
+	unsigned int			num_blocks;
 	u8				version;
 	u8				abi;
 	u8				flags;
@@ -86,7 +95,7 @@ struct sframe_fre {
 /* Bounds on what one section may ask of the kernel */
 #define SFRAME_MAX_FRES_PER_FDE		U16_MAX
 #define SFRAME_MAX_ELEMENTS		65536
-/* 8 MiB of index at most, charged to the process */
+/* 3 MiB of index at most, charged to the process */
 #define SFRAME_MAX_INDEX_FDES		(256 * 1024)
 
 /**

@@ -4,17 +4,19 @@
  * section that lives in the user address space.
  *
  * The section belongs to the process and may hold anything, so every byte
- * is read with fault-tolerant user accesses and checked against the bounds
- * its headers give before it is used, every loop is bounded by a count
+ * is copied out of user memory once, checked against the bounds its
+ * headers give and decoded from the copy; every loop is bounded by a count
  * that was checked against those bounds, and nothing here warns or prints.
  * Callers get -ENOENT (the address is not described), -EINVAL (malformed),
  * -EFAULT (not readable) or -EOPNOTSUPP (a format or ABI this kernel does
  * not read); sec->reason names the problem in a few words.
  *
- * A linked program has one element with its FDEs sorted: lookups
- * binary-search its FDE table in user memory.  Anything else (unsorted FDEs,
- * several concatenated elements) gets a sorted index in kernel memory,
- * charged to the process.
+ * When a section is registered its FDE tables are read once into an index
+ * in kernel memory, twelve bytes an FDE, sorted and charged to the
+ * process.  A lookup searches the index without touching user memory, then
+ * copies the one FDE it found and that function's FREs, a chunk at a time,
+ * and decodes them from the copies: a few user copies a lookup, each one
+ * user-access window.
  */
 #include "sframe_internal.h"
 
@@ -22,23 +24,46 @@
 #define SFRAME_FDA_V3_SIZE	sizeof(struct sframe_fda_v3)
 /* Flex FDEs use at most three (control, offset) pairs */
 #define SFRAME_MAX_DATA_WORDS	6
+/* The largest FRE any FDE type allows: 4-byte start, info, six 4-byte words */
+#define SFRAME_MAX_FRE_SIZE	(4 + 1 + SFRAME_MAX_DATA_WORDS * 4)
+/*
+ * FREs are copied this many bytes at a time: most functions' rows fit in
+ * one copy, and the buffer is small enough for the stack of an NMI.
+ */
+#define SFRAME_FRE_CHUNK	128
+/* FDE tables are indexed this many bytes at a time (a multiple of 16 and 20) */
+#define SFRAME_FDE_CHUNK	320
 /* ld -r aligns each concatenated element to at most 8 bytes */
 #define SFRAME_ELEMENT_ALIGN	8
 
 /*
- * One FDE of an indexed section.  Offsets count from sframe_start, which
- * works because sections larger than 4 GiB are refused.
+ * One FDE in the index: where its function starts, from the section's
+ * text_start, its size, and where the FDE is, from sframe_start.  Functions
+ * that do not start in the first 4 GiB of the text are not indexed: no
+ * lookup could reach them.
  */
 struct sframe_index_entry {
-	unsigned long	func_start;
-	u32		func_size;
-	u32		fde_off;
-	u32		elem_off;
-	u32		fres_off;
-	u32		fres_len;
+	u32	start;
+	u32	size;
+	u32	fde_off;
 };
 
-/* Where one element's parts are */
+/*
+ * The fast lookup table, as ORC has one: the text is cut into blocks of
+ * 2^fast_shift bytes, and entry k counts the FDEs starting before block k,
+ * so that a search looks only at the few FDEs of one block.  Blocks are
+ * sized to about one FDE each: four more bytes an FDE.
+ */
+#define SFRAME_FAST_MIN_SHIFT	4
+
+/* The FRE sub-section of one element of a section that has several */
+struct sframe_elem_entry {
+	u32	start;
+	u32	fres_off;
+	u32	fres_len;
+};
+
+/* Where one element's parts are, as its header said */
 struct sframe_element {
 	unsigned long	start;
 	unsigned long	fdes;
@@ -47,10 +72,17 @@ struct sframe_element {
 	unsigned int	num_fdes;
 };
 
-/* The FRE that matched, copied out of user memory before it is decoded */
+/* The FRE that matched, decoded from its copy */
 struct sframe_raw_fre {
 	u8	info;
 	u32	words[SFRAME_MAX_DATA_WORDS];
+};
+
+/* FRE bytes copied out of user memory: those of [addr, addr + len) */
+struct sframe_fre_buf {
+	unsigned long	addr;
+	unsigned int	len;
+	u8		data[SFRAME_FRE_CHUNK];
 };
 
 static __always_inline int sframe_reject(struct sframe_section *sec, int err,
@@ -91,14 +123,15 @@ static __always_inline u64 sframe_u64(const struct sframe_section *sec, u64 valu
 	return value;
 }
 
-/* One field from inside an open user-access window. */
-#define sframe_get(sec, x, addr, label)					\
-do {									\
-	typeof(x) *__dst = &(x);					\
+/* A value of type @type from copied section bytes at @p, in host byte order */
+#define sframe_load(sec, type, p)					\
+({									\
+	type __v;							\
 									\
-	unsafe_get_user(*__dst, (typeof(x) __user *)(addr), label);	\
-	sframe_fix_order(sec, __dst, sizeof(*__dst));			\
-} while (0)
+	memcpy(&__v, (p), sizeof(__v));					\
+	sframe_fix_order(sec, &__v, sizeof(__v));			\
+	__v;								\
+})
 
 static __always_inline unsigned int sframe_fde_size(const struct sframe_section *sec)
 {
@@ -223,88 +256,157 @@ static int sframe_index_cmp(const void *a, const void *b)
 {
 	const struct sframe_index_entry *x = a, *y = b;
 
-	if (x->func_start != y->func_start)
-		return x->func_start < y->func_start ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
 	return 0;
 }
 
-/* Index the FDEs of @elem, whose header was read once, into @entry[]. */
+/*
+ * Make room for @need entries of @size bytes in @*array, which holds @done
+ * and has room for @*room: at most @max_n, and at most @max_bytes.  Arrays
+ * grow as elements are read, so that each header is read once.
+ */
+static int sframe_reserve(struct sframe_section *sec, void **array, size_t size,
+			  unsigned int done, unsigned int *room, unsigned int need,
+			  unsigned int max_n, size_t max_bytes)
+{
+	unsigned int n;
+	void *bigger;
+
+	if (need <= *room)
+		return 0;
+	if (need > max_n)
+		return sframe_reject(sec, -E2BIG, "too many FDEs to index");
+	if (need > max_bytes / size)
+		return sframe_reject(sec, -EDQUOT, "FDE index over the allowance");
+	n = max(need, min_t(unsigned int, 2 * *room, max_n));
+	n = min_t(size_t, n, max_bytes / size);
+	bigger = kvmalloc_array(n, size, GFP_KERNEL_ACCOUNT);
+	if (!bigger)
+		return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
+	if (done)
+		memcpy(bigger, *array, done * size);
+	kvfree(*array);
+	*array = bigger;
+	*room = n;
+	return 0;
+}
+
+/* @array, holding @n entries of @size bytes, in an allocation of just that */
+static void *sframe_shrink(void *array, size_t size, unsigned int n)
+{
+	void *exact = kvmalloc_array(n, size, GFP_KERNEL_ACCOUNT);
+
+	if (exact)
+		memcpy(exact, array, n * size);
+	kvfree(array);
+	return exact;
+}
+
+/*
+ * Append to @index the FDEs of @elem whose functions start in the text,
+ * reading its FDE table a chunk at a time.  @sorted is cleared if a start
+ * is below the one before it.
+ */
 static int sframe_index_element(struct sframe_section *sec,
 				const struct sframe_element *elem,
-				struct sframe_index_entry *entry)
+				struct sframe_index_entry **index,
+				unsigned int *done, unsigned int *room,
+				size_t max_bytes, bool *sorted)
 {
-	unsigned int fde_size = sframe_fde_size(sec), i;
-	unsigned long addr = elem->fdes;
-	union {
-		struct sframe_fde_v2 v2;
-		struct sframe_fde_v3 v3;
-	} raw;
-	s64 start;
+	unsigned long text_len = min(sec->text_end - sec->text_start, 1UL << 32);
+	unsigned int fde_size = sframe_fde_size(sec), i, j, n;
+	bool v2 = sec->version == SFRAME_VERSION_2;
+	struct sframe_index_entry *e;
+	unsigned long addr, start;
+	u8 chunk[SFRAME_FDE_CHUNK];
+	const u8 *p;
+	s64 value;
 	u32 size;
+	int ret;
 
-	for (i = 0; i < elem->num_fdes; i++, addr += fde_size, entry++) {
-		if (copy_from_user(&raw, (void __user *)addr, fde_size))
+	for (i = 0; i < elem->num_fdes; i += n) {
+		n = min(SFRAME_FDE_CHUNK / fde_size, elem->num_fdes - i);
+		addr = elem->fdes + (unsigned long)i * fde_size;
+		if (copy_from_user(chunk, (void __user *)addr, n * fde_size))
 			return sframe_reject(sec, -EFAULT, "FDE not readable");
-		if (sec->version == SFRAME_VERSION_2) {
-			start = (s32)sframe_u32(sec, raw.v2.func_start);
-			size = sframe_u32(sec, raw.v2.func_size);
-		} else {
-			start = (s64)sframe_u64(sec, raw.v3.func_start);
-			size = sframe_u32(sec, raw.v3.func_size);
+		for (j = 0, p = chunk; j < n; j++, p += fde_size, addr += fde_size) {
+			if (v2) {
+				value = (s32)sframe_load(sec, u32, p);
+				size = sframe_load(sec, u32, p + offsetof(struct sframe_fde_v2,
+									  func_size));
+			} else {
+				value = (s64)sframe_load(sec, u64, p);
+				size = sframe_load(sec, u32, p + offsetof(struct sframe_fde_v3,
+									  func_size));
+			}
+			start = sframe_func_start(sec, elem->start, addr, value);
+			if (start - sec->text_start >= text_len)
+				continue;
+			if (start + size < start)
+				return sframe_reject(sec, -EINVAL, "function wraps around");
+			/* Only what is indexed is charged: the header's count may be far more. */
+			ret = sframe_reserve(sec, (void **)index, sizeof(**index), *done, room,
+					     *done + 1, SFRAME_MAX_INDEX_FDES, max_bytes);
+			if (ret)
+				return ret;
+			e = &(*index)[(*done)++];
+			e->start = start - sec->text_start;
+			e->size = size;
+			e->fde_off = addr - sec->sframe_start;
+			if (*done > 1 && e->start < e[-1].start)
+				*sorted = false;
 		}
-		entry->func_start = sframe_func_start(sec, elem->start, addr, start);
-		entry->func_size = size;
-		entry->fde_off = addr - sec->sframe_start;
-		entry->elem_off = elem->start - sec->sframe_start;
-		entry->fres_off = elem->fres - sec->sframe_start;
-		entry->fres_len = elem->fres_end - elem->fres;
+		cond_resched();
 	}
 	return 0;
 }
 
-/* @index, holding @done entries, moved to room for @n; NULL if none */
-static struct sframe_index_entry *
-sframe_index_resize(struct sframe_index_entry *index, unsigned int done,
-		    unsigned int n)
+/* Record where @elem's FREs are, for the FDEs it added to the index */
+static int sframe_add_elem(struct sframe_section *sec,
+			   const struct sframe_element *elem, unsigned int *room,
+			   size_t max_bytes)
 {
-	struct sframe_index_entry *moved;
+	struct sframe_elem_entry *entry;
+	int ret;
 
-	moved = kvmalloc_array(n, sizeof(*moved), GFP_KERNEL_ACCOUNT);
-	if (!moved)
-		return NULL;
-	if (done)
-		memcpy(moved, index, done * sizeof(*moved));
-	kvfree(index);
-	return moved;
+	ret = sframe_reserve(sec, (void **)&sec->elems, sizeof(*entry),
+			     sec->num_elems, room, sec->num_elems + 1,
+			     SFRAME_MAX_ELEMENTS, max_bytes);
+	if (ret)
+		return ret;
+	entry = &sec->elems[sec->num_elems++];
+	entry->start = elem->start - sec->sframe_start;
+	entry->fres_off = elem->fres - sec->sframe_start;
+	entry->fres_len = elem->fres_end - elem->fres;
+	return 0;
 }
 
-/*
- * Make room for @need entries in @*index, which holds @done and has room
- * for @*room.  The index grows as elements are read, so that each header
- * is read once; it stays within what the caller allows the section to
- * hold, checked before anything is allocated.
- */
-static int sframe_index_reserve(struct sframe_section *sec,
-				struct sframe_index_entry **index,
-				unsigned int done, unsigned int *room,
-				unsigned int need, size_t max_bytes)
+/* The fast lookup table of @index, sorted and holding sec->num_fdes FDEs */
+static int sframe_build_fast(struct sframe_section *sec,
+			     const struct sframe_index_entry *index,
+			     size_t max_bytes)
 {
-	struct sframe_index_entry *bigger;
-	unsigned int n;
+	unsigned long text_len = min(sec->text_end - sec->text_start, 1UL << 32);
+	unsigned int shift = SFRAME_FAST_MIN_SHIFT, blocks, k, i = 0;
+	u32 *fast;
 
-	if (need <= *room)
-		return 0;
-	if (need > SFRAME_MAX_INDEX_FDES)
-		return sframe_reject(sec, -E2BIG, "too many FDEs to index");
-	if (need > max_bytes / sizeof(*bigger))
+	while ((text_len >> shift) > sec->num_fdes)
+		shift++;
+	blocks = (text_len >> shift) + 1;
+	if ((blocks + 1) > max_bytes / sizeof(*fast))
 		return sframe_reject(sec, -EDQUOT, "FDE index over the allowance");
-	n = max(need, min_t(unsigned int, 2 * *room, SFRAME_MAX_INDEX_FDES));
-	n = min_t(size_t, n, max_bytes / sizeof(*bigger));
-	bigger = sframe_index_resize(*index, done, n);
-	if (!bigger)
+	fast = kvmalloc_array(blocks + 1, sizeof(*fast), GFP_KERNEL_ACCOUNT);
+	if (!fast)
 		return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
-	*index = bigger;
-	*room = n;
+	for (k = 0; k <= blocks; k++) {
+		while (i < sec->num_fdes && index[i].start < ((u64)k << shift))
+			i++;
+		fast[k] = i;
+	}
+	sec->fast = fast;
+	sec->fast_shift = shift;
+	sec->num_blocks = blocks;
 	return 0;
 }
 
@@ -318,20 +420,28 @@ static int sframe_build_index(struct sframe_section *sec,
 			      struct sframe_element *elem, unsigned long next,
 			      unsigned long end, size_t max_bytes)
 {
-	struct sframe_index_entry *index = NULL, *exact;
-	unsigned int done = 0, room = 0, elements = 1, i;
+	unsigned int done = 0, room = 0, elem_room = 0, elements = 1, before, i;
+	struct sframe_index_entry *index = NULL;
+	bool sorted = true, one_claims_sorted;
 	int ret;
 
+	/* A lone element that says its FDEs are sorted must not lie. */
+	one_claims_sorted = !next && (sec->flags & SFRAME_F_FDE_SORTED);
 	for (;;) {
 		/* Parsed headers fit in 4 GiB: the sum cannot wrap. */
-		ret = sframe_index_reserve(sec, &index, done, &room,
-					   done + elem->num_fdes, max_bytes);
-		/* An element of no FDEs may come before any index exists. */
-		if (!ret && elem->num_fdes)
-			ret = sframe_index_element(sec, elem, index + done);
+		if (done + elem->num_fdes > SFRAME_MAX_INDEX_FDES) {
+			ret = sframe_reject(sec, -E2BIG, "too many FDEs to index");
+			goto err;
+		}
+		before = done;
+		ret = sframe_index_element(sec, elem, &index, &done, &room,
+					   max_bytes - elem_room * sizeof(*sec->elems),
+					   &sorted);
+		if (!ret && done > before)
+			ret = sframe_add_elem(sec, elem, &elem_room,
+					      max_bytes - room * sizeof(*index));
 		if (ret)
 			goto err;
-		done += elem->num_fdes;
 		sec->sframe_end = elem->fres_end;
 		if (!next)
 			break;
@@ -346,30 +456,52 @@ static int sframe_build_index(struct sframe_section *sec,
 			next = 0;
 	}
 
-	/* Not one FDE: nothing to search, whatever the layout. */
 	sec->num_fdes = done;
-	if (!done)
+	if (!sorted && one_claims_sorted) {
+		ret = sframe_reject(sec, -EINVAL, "FDEs not sorted");
+		goto err;
+	}
+	/* One element: its FRE bounds live in @sec, no array to search. */
+	if (sec->num_elems == 1) {
+		sec->fres = sec->sframe_start + sec->elems[0].fres_off;
+		sec->fres_end = sec->fres + sec->elems[0].fres_len;
+		kvfree(sec->elems);
+		sec->elems = NULL;
+	} else if (sec->num_elems < elem_room) {
+		sec->elems = sframe_shrink(sec->elems, sizeof(*sec->elems), sec->num_elems);
+		if (!sec->elems)
+			goto nomem;
+	}
+	if (!done) {
+		kvfree(index);
 		return 0;
+	}
 	/* The memory charged is what the section reports it holds. */
 	if (room > done) {
-		exact = sframe_index_resize(index, done, done);
-		if (!exact) {
-			ret = sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
-			goto err;
-		}
-		index = exact;
+		index = sframe_shrink(index, sizeof(*index), done);
+		if (!index)
+			goto nomem;
 	}
-	sort(index, done, sizeof(*index), sframe_index_cmp, NULL);
+	if (!sorted)
+		sort(index, done, sizeof(*index), sframe_index_cmp, NULL);
 	for (i = 1; i < done; i++) {
-		if (index[i - 1].func_start + index[i - 1].func_size > index[i].func_start) {
+		if ((u64)index[i - 1].start + index[i - 1].size > index[i].start) {
 			ret = sframe_reject(sec, -EINVAL, "overlapping FDEs");
 			goto err;
 		}
 	}
+	ret = sframe_build_fast(sec, index, max_bytes - sframe_section_bytes(sec) -
+				done * sizeof(*index));
+	if (ret)
+		goto err;
 	sec->index = index;
 	return 0;
+nomem:
+	ret = sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
 err:
 	kvfree(index);
+	kvfree(sec->elems);
+	sec->elems = NULL;
 	return ret;
 }
 
@@ -381,12 +513,13 @@ err:
  *	be shorter (PT_GNU_SFRAME segments can be larger than the section).
  * @text_start: start of the code the section describes.
  * @text_end: end of that code; lookups outside [@text_start, @text_end)
- *	are not covered.
+ *	are not covered, and FDEs of functions starting outside it are left
+ *	out.
  * @max_bytes: kernel memory the section may take (its FDE index).
  *
- * Reads every element header once, checks that the parts they describe
- * fit in the section, and builds a sorted FDE index in kernel memory when
- * the section is not one element with sorted FDEs.
+ * Reads every element header and FDE table once, checks that the parts
+ * they describe fit in the section and that the functions do not overlap,
+ * and builds the sorted FDE index lookups search.
  *
  * Context: Process context with the address space's user memory mapped;
  *	may fault and sleep.
@@ -419,17 +552,10 @@ int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 	ret = sframe_parse_header(sec, sframe_start, end, true, &elem);
 	if (ret)
 		return ret;
-	sec->fdes = elem.fdes;
-	sec->fres = elem.fres;
-	sec->fres_end = elem.fres_end;
-	sec->num_fdes = elem.num_fdes;
 	sec->sframe_end = elem.fres_end;
 	/* An element ends after its header, so no next one starts at 0. */
-	if (!sframe_next_element(sec, &next, elem.fres_end, end)) {
-		if (sec->flags & SFRAME_F_FDE_SORTED)
-			return 0;
+	if (!sframe_next_element(sec, &next, elem.fres_end, end))
 		next = 0;
-	}
 	return sframe_build_index(sec, &elem, next, end, max_bytes);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_init);
@@ -441,7 +567,11 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_section_init);
 void sframe_section_release(struct sframe_section *sec)
 {
 	kvfree(sec->index);
+	kvfree(sec->elems);
+	kvfree(sec->fast);
 	sec->index = NULL;
+	sec->elems = NULL;
+	sec->fast = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_release);
 
@@ -459,11 +589,28 @@ int sframe_section_copy(struct sframe_section *dst,
 			const struct sframe_section *src)
 {
 	*dst = *src;
-	if (!src->index)
-		return 0;
-	dst->index = kvmemdup(src->index, sframe_section_bytes(src),
-			      GFP_KERNEL_ACCOUNT);
-	return dst->index ? 0 : -ENOMEM;
+	dst->index = NULL;
+	dst->elems = NULL;
+	dst->fast = NULL;
+	if (src->index) {
+		dst->index = kvmemdup(src->index, src->num_fdes * sizeof(*src->index),
+				      GFP_KERNEL_ACCOUNT);
+		dst->fast = kvmemdup(src->fast, (src->num_blocks + 1) * sizeof(*src->fast),
+				     GFP_KERNEL_ACCOUNT);
+		if (!dst->index || !dst->fast) {
+			sframe_section_release(dst);
+			return -ENOMEM;
+		}
+	}
+	if (src->elems) {
+		dst->elems = kvmemdup(src->elems, src->num_elems * sizeof(*src->elems),
+				      GFP_KERNEL_ACCOUNT);
+		if (!dst->elems) {
+			sframe_section_release(dst);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_copy);
 
@@ -471,99 +618,82 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_section_copy);
  * sframe_section_bytes() - kernel memory a prepared section holds
  * @sec: the section.
  *
- * Return: bytes of its FDE index, 0 when it has none.
+ * Return: bytes of its FDE index, fast lookup table and element table, 0
+ *	when it has none.
  */
 size_t sframe_section_bytes(const struct sframe_section *sec)
 {
-	if (!sec->index)
-		return 0;
-	return max(sec->num_fdes, 1U) * sizeof(*sec->index);
+	size_t bytes = 0;
+
+	if (sec->index)
+		bytes += sec->num_fdes * sizeof(*sec->index);
+	if (sec->fast)
+		bytes += (sec->num_blocks + 1) * sizeof(*sec->fast);
+	if (sec->elems)
+		bytes += sec->num_elems * sizeof(*sec->elems);
+	return bytes;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_bytes);
 
 /*
- * Everything from here to sframe_find() runs inside one user-access window
- * over the whole section: always inline, no calls, and each helper ends on
- * its own fault label.
+ * Lookups: the index is searched in kernel memory; the FDE found and its
+ * FREs are copied out of user memory and decoded from the copies.
  */
 
-/* sframe_search() callbacks: the start of the i-th FDE, by index or table */
-static __always_inline int sframe_index_start(void *data, unsigned int i,
-					      unsigned long *start)
+/* sframe_search() callback: the start of the i-th element */
+static __always_inline int sframe_elem_start(void *data, unsigned int i,
+					     unsigned long *start)
 {
 	const struct sframe_section *sec = data;
 
-	*start = sec->index[i].func_start;
+	*start = sec->elems[i].start;
 	return 0;
 }
 
-static __always_inline int __sframe_fde_start(void *data, unsigned int i,
-					      unsigned long *start)
+/* The FRE sub-section of the element holding the FDE at @fde_off */
+static __always_inline void sframe_fde_fres(struct sframe_section *sec, u32 fde_off,
+					    unsigned long *fres,
+					    unsigned long *fres_end)
 {
-	struct sframe_section *sec = data;
-	unsigned long addr = sec->fdes + (unsigned long)i * sframe_fde_size(sec);
-	s64 value;
+	const struct sframe_elem_entry *elem;
+	unsigned int i = 0;
 
-	if (sec->version == SFRAME_VERSION_2) {
-		s32 v2;
-
-		sframe_get(sec, v2, addr, efault);
-		value = v2;
-	} else {
-		sframe_get(sec, value, addr, efault);
+	if (!sec->elems) {
+		*fres = sec->fres;
+		*fres_end = sec->fres_end;
+		return;
 	}
-	*start = sframe_func_start(sec, sec->sframe_start, addr, value);
-	return 0;
-efault:
-	return sframe_reject(sec, -EFAULT, "FDE not readable");
+	/* Each indexed FDE lies in a recorded element: the search finds it. */
+	sframe_search(sec->num_elems, fde_off, sframe_elem_start, sec, &i);
+	elem = &sec->elems[i];
+	*fres = sec->sframe_start + elem->fres_off;
+	*fres_end = *fres + elem->fres_len;
 }
 
-static __always_inline int __sframe_read_fde(struct sframe_section *sec,
-					     const struct sframe_element *elem,
-					     unsigned long addr, struct sframe_fde *fde)
+/*
+ * Make [@addr, @addr + min(@want, @end - @addr)) readable in @b: if it is
+ * not already, copy a chunk from @addr, in one user access.
+ */
+static __always_inline int sframe_fre_buf_fill(struct sframe_section *sec,
+					       struct sframe_fre_buf *b,
+					       unsigned long addr,
+					       unsigned long end,
+					       unsigned int want)
 {
-	unsigned long fres_len = elem->fres_end - elem->fres;
-	u32 fres_off;
+	unsigned long len = min_t(unsigned long, want, end - addr);
 
-	fde->fres_end = elem->fres_end;
-	if (sec->version == SFRAME_VERSION_2) {
-		s32 start;
-		u32 num_fres;
+	if (addr >= b->addr && addr - b->addr + len <= b->len)
+		return 0;
+	len = min_t(unsigned long, SFRAME_FRE_CHUNK, end - addr);
+	if (copy_from_user(b->data, (void __user *)addr, len))
+		return sframe_reject(sec, -EFAULT, "FRE not readable");
+	b->addr = addr;
+	b->len = len;
+	return 0;
+}
 
-		sframe_get(sec, start, addr, efault);
-		sframe_get(sec, fde->func_size, addr + 4, efault);
-		sframe_get(sec, fres_off, addr + 8, efault);
-		sframe_get(sec, num_fres, addr + 12, efault);
-		sframe_get(sec, fde->info, addr + 16, efault);
-		sframe_get(sec, fde->rep_size, addr + 17, efault);
-		fde->info2 = SFRAME_FDE_TYPE_DEFAULT;
-		fde->num_fres = num_fres;
-		fde->func_start = sframe_func_start(sec, elem->start, addr, start);
-		if (fres_off > fres_len)
-			return sframe_reject(sec, -EINVAL, "FRE offset out of bounds");
-		fde->fres = elem->fres + fres_off;
-	} else {
-		unsigned long attr;
-		s64 start;
-		u16 num_fres;
-
-		sframe_get(sec, start, addr, efault);
-		sframe_get(sec, fde->func_size, addr + 8, efault);
-		sframe_get(sec, fres_off, addr + 12, efault);
-		fde->func_start = sframe_func_start(sec, elem->start, addr, start);
-		if (fres_off > fres_len || fres_len - fres_off < SFRAME_FDA_V3_SIZE)
-			return sframe_reject(sec, -EINVAL, "FRE offset out of bounds");
-		attr = elem->fres + fres_off;
-		sframe_get(sec, num_fres, attr, efault);
-		sframe_get(sec, fde->info, attr + 2, efault);
-		sframe_get(sec, fde->info2, attr + 3, efault);
-		sframe_get(sec, fde->rep_size, attr + 4, efault);
-		fde->num_fres = num_fres;
-		fde->fres = attr + SFRAME_FDA_V3_SIZE;
-	}
-
-	if (fde->func_start + fde->func_size < fde->func_start)
-		return sframe_reject(sec, -EINVAL, "function wraps around");
+static int sframe_fde_check(struct sframe_section *sec, const struct sframe_fde *fde)
+{
 	if (fde->num_fres > SFRAME_MAX_FRES_PER_FDE)
 		return sframe_reject(sec, -EINVAL, "too many FREs in one FDE");
 	if (SFRAME_FDE_INFO_FRE_TYPE(fde->info) > SFRAME_FRE_TYPE_ADDR4)
@@ -573,212 +703,262 @@ static __always_inline int __sframe_read_fde(struct sframe_section *sec,
 	if (SFRAME_FDE_INFO_PCTYPE(fde->info) == SFRAME_FDE_PCTYPE_MASK && !fde->rep_size)
 		return sframe_reject(sec, -EINVAL, "repeat block of size 0");
 	return 0;
-efault:
-	return sframe_reject(sec, -EFAULT, "FDE not readable");
-}
-
-/* The FDE at position @n of the section's address order, and its element */
-static __always_inline unsigned long sframe_fde_at(const struct sframe_section *sec,
-						   unsigned int n,
-						   struct sframe_element *elem)
-{
-	const struct sframe_index_entry *e;
-
-	if (!sec->index) {
-		elem->start = sec->sframe_start;
-		elem->fres = sec->fres;
-		elem->fres_end = sec->fres_end;
-		return sec->fdes + (unsigned long)n * sframe_fde_size(sec);
-	}
-	e = &sec->index[n];
-	elem->start = sec->sframe_start + e->elem_off;
-	elem->fres = sec->sframe_start + e->fres_off;
-	elem->fres_end = elem->fres + e->fres_len;
-	return sec->sframe_start + e->fde_off;
-}
-
-static __always_inline int __sframe_find_fde(struct sframe_section *sec,
-					     unsigned long ip, struct sframe_fde *fde)
-{
-	struct sframe_element elem;
-	unsigned long addr, next_start, prev_start;
-	unsigned int i = 0;
-	u32 prev_size;
-	int ret;
-
-	/* One call per callback, so that each is inlined in the window */
-	if (sec->index)
-		ret = sframe_search(sec->num_fdes, ip, sframe_index_start, sec, &i);
-	else
-		ret = sframe_search(sec->num_fdes, ip, __sframe_fde_start, sec, &i);
-	if (ret == -ENOENT)
-		return sframe_reject(sec, ret, "no FDE covers the address");
-	if (ret == -EINVAL)
-		return sframe_reject(sec, ret, "FDEs not sorted");
-	if (ret)
-		return ret;
-	addr = sframe_fde_at(sec, i, &elem);
-
-	ret = __sframe_read_fde(sec, &elem, addr, fde);
-	if (ret)
-		return ret;
-	/* What the index was checked with, not a second read that may differ */
-	if (sec->index) {
-		fde->func_start = sec->index[i].func_start;
-		fde->func_size = sec->index[i].func_size;
-	}
-	if (ip - fde->func_start >= fde->func_size)
-		return sframe_reject(sec, -ENOENT, "no FDE covers the address");
-	if (sec->index)
-		return 0;
-
-	/* The index was checked for overlaps when built; the table was not. */
-	if (i + 1 < sec->num_fdes) {
-		ret = __sframe_fde_start(sec, i + 1, &next_start);
-		if (ret)
-			return ret;
-		if (next_start < fde->func_start + fde->func_size)
-			return sframe_reject(sec, -EINVAL, "overlapping FDEs");
-	}
-	if (i > 0) {
-		ret = __sframe_fde_start(sec, i - 1, &prev_start);
-		if (ret)
-			return ret;
-		addr -= sframe_fde_size(sec);
-		addr += sec->version == SFRAME_VERSION_2 ? 4 : 8;
-		sframe_get(sec, prev_size, addr, efault);
-		if (prev_start + prev_size > fde->func_start)
-			return sframe_reject(sec, -EINVAL, "overlapping FDEs");
-	}
-	return 0;
-efault:
-	return sframe_reject(sec, -EFAULT, "FDE not readable");
-}
-
-/* Reads the fixed part of the FRE at @addr and finds where the next begins. */
-static __always_inline int __sframe_read_fre_head(struct sframe_section *sec,
-						  const struct sframe_fde *fde,
-						  unsigned long addr, u32 *start,
-						  u8 *info, unsigned long *next)
-{
-	unsigned int addr_size = 1U << SFRAME_FDE_INFO_FRE_TYPE(fde->info);
-	unsigned int words, word_size;
-
-	if (fde->fres_end - addr < addr_size + 1)
-		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
-	switch (addr_size) {
-	case 1: {
-		u8 v;
-
-		sframe_get(sec, v, addr, efault);
-		*start = v;
-		break;
-	}
-	case 2: {
-		u16 v;
-
-		sframe_get(sec, v, addr, efault);
-		*start = v;
-		break;
-	}
-	default:
-		sframe_get(sec, *start, addr, efault);
-		break;
-	}
-	sframe_get(sec, *info, addr + addr_size, efault);
-
-	if (SFRAME_FRE_INFO_DW_SIZE(*info) > SFRAME_FRE_DATAWORD_4B)
-		return sframe_reject(sec, -EINVAL, "data word size 3");
-	word_size = 1U << SFRAME_FRE_INFO_DW_SIZE(*info);
-	words = SFRAME_FRE_INFO_DW_COUNT(*info);
-	if (fde->fres_end - addr - addr_size - 1 < words * word_size)
-		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
-	*next = addr + addr_size + 1 + words * word_size;
-	return 0;
-efault:
-	return sframe_reject(sec, -EFAULT, "FRE not readable");
-}
-
-static __always_inline int __sframe_read_words(struct sframe_section *sec,
-					       unsigned long addr,
-					       struct sframe_raw_fre *raw)
-{
-	unsigned int words = SFRAME_FRE_INFO_DW_COUNT(raw->info), i;
-
-	if (words > SFRAME_MAX_DATA_WORDS)
-		return sframe_reject(sec, -EINVAL, "data word count no FDE type allows");
-	for (i = 0; i < words; i++) {
-		switch (SFRAME_FRE_INFO_DW_SIZE(raw->info)) {
-		case SFRAME_FRE_DATAWORD_1B: {
-			u8 v;
-
-			sframe_get(sec, v, addr + i, efault);
-			raw->words[i] = v;
-			break;
-		}
-		case SFRAME_FRE_DATAWORD_2B: {
-			u16 v;
-
-			sframe_get(sec, v, addr + 2 * i, efault);
-			raw->words[i] = v;
-			break;
-		}
-		default:
-			sframe_get(sec, raw->words[i], addr + 4 * i, efault);
-			break;
-		}
-	}
-	return 0;
-efault:
-	return sframe_reject(sec, -EFAULT, "FRE not readable");
 }
 
 /*
- * The FRE covering @ip is the last one starting at or below its offset in
- * the function.  FREs have variable size, so they are read in order; their
- * starts must rise, or the row chosen could be wrong.
+ * The FDE of index entry @e, copied and decoded.  The function's bounds
+ * are the index's, checked when it was built, not a second read of them
+ * that may differ.  V3 keeps the rest in an attribute block before the
+ * FREs: it is copied into @b with the first FREs.
  */
-static __always_inline int __sframe_find_fre(struct sframe_section *sec,
-					     const struct sframe_fde *fde,
-					     unsigned long ip,
-					     struct sframe_raw_fre *raw,
-					     unsigned int *budget)
+static int sframe_fde_load(struct sframe_section *sec,
+			   const struct sframe_index_entry *e,
+			   struct sframe_fde *fde, struct sframe_fre_buf *b)
 {
-	unsigned long addr = fde->fres, next, match = 0;
-	u32 pc_off = ip - fde->func_start, start, prev = 0;
-	unsigned int i;
-	u8 info;
+	unsigned long addr = sec->sframe_start + e->fde_off, fres, fres_len;
+	union {
+		struct sframe_fde_v2 v2;
+		struct sframe_fde_v3 v3;
+	} raw;
+	const u8 *attr;
+	u32 fres_off;
 	int ret;
 
-	if (SFRAME_FDE_INFO_PCTYPE(fde->info) == SFRAME_FDE_PCTYPE_MASK)
-		pc_off %= fde->rep_size;
+	sframe_fde_fres(sec, e->fde_off, &fres, &fde->fres_end);
+	fres_len = fde->fres_end - fres;
+	fde->func_start = sec->text_start + e->start;
+	fde->func_size = e->size;
+	if (copy_from_user(&raw, (void __user *)addr, sframe_fde_size(sec)))
+		return sframe_reject(sec, -EFAULT, "FDE not readable");
 
-	for (i = 0; i < fde->num_fres; i++, addr = next) {
-		/* The caller's limit, not the section's fault: no reason set */
-		if (!*budget)
-			return -E2BIG;
-		--*budget;
-		ret = __sframe_read_fre_head(sec, fde, addr, &start, &info, &next);
-		if (ret)
-			return ret;
-		if (i && start <= prev)
+	if (sec->version == SFRAME_VERSION_2) {
+		fres_off = sframe_u32(sec, raw.v2.fres_off);
+		fde->num_fres = sframe_u32(sec, raw.v2.num_fres);
+		fde->info = raw.v2.info;
+		fde->info2 = SFRAME_FDE_TYPE_DEFAULT;
+		fde->rep_size = raw.v2.rep_size;
+		if (fres_off > fres_len)
+			return sframe_reject(sec, -EINVAL, "FRE offset out of bounds");
+		fde->fres = fres + fres_off;
+		return sframe_fde_check(sec, fde);
+	}
+
+	fres_off = sframe_u32(sec, raw.v3.fres_off);
+	if (fres_off > fres_len || fres_len - fres_off < SFRAME_FDA_V3_SIZE)
+		return sframe_reject(sec, -EINVAL, "FRE offset out of bounds");
+	addr = fres + fres_off;
+	ret = sframe_fre_buf_fill(sec, b, addr, fde->fres_end,
+				  SFRAME_FDA_V3_SIZE + SFRAME_MAX_FRE_SIZE);
+	if (ret)
+		return ret;
+	attr = b->data + (addr - b->addr);
+	fde->num_fres = sframe_load(sec, u16, attr + offsetof(struct sframe_fda_v3, num_fres));
+	fde->info = attr[offsetof(struct sframe_fda_v3, info)];
+	fde->info2 = attr[offsetof(struct sframe_fda_v3, info2)];
+	fde->rep_size = attr[offsetof(struct sframe_fda_v3, rep_size)];
+	fde->fres = addr + SFRAME_FDA_V3_SIZE;
+	return sframe_fde_check(sec, fde);
+}
+
+/*
+ * Bytes of data words an FRE info byte announces, by its word size and
+ * count bits; SFRAME_FRE_DATA_BAD for a size or count no FDE type allows.
+ */
+#define SFRAME_FRE_INFO_DATA(info)	(((info) >> 1) & 0x3f)
+#define SFRAME_FRE_DATA_BAD		0xff
+
+static const u8 sframe_fre_data_bytes[64] = {
+	/* 1-byte words, 0 to 15 of them */
+	0, 1, 2, 3, 4, 5, 6, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* 2-byte words, 0 to 15 of them */
+	0, 2, 4, 6, 8, 10, 12, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* 4-byte words, 0 to 15 of them */
+	0, 4, 8, 12, 16, 20, 24, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* word size 3: none such */
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* Why sframe_fre_data_bytes[] refused @info */
+static int sframe_fre_info_bad(struct sframe_section *sec, u8 info)
+{
+	if (SFRAME_FRE_INFO_DW_SIZE(info) > SFRAME_FRE_DATAWORD_4B)
+		return sframe_reject(sec, -EINVAL, "data word size 3");
+	return sframe_reject(sec, -EINVAL, "data word count no FDE type allows");
+}
+
+/*
+ * The fixed part of the FRE at @addr, from its copy in @b (made if need
+ * be), and where the next FRE begins.  After it, @b holds the whole FRE.
+ */
+static __always_inline int sframe_fre_head(struct sframe_section *sec,
+					   const struct sframe_fde *fde,
+					   struct sframe_fre_buf *b,
+					   unsigned long addr, u32 *start,
+					   u8 *info, unsigned long *next)
+{
+	unsigned int addr_size = 1U << SFRAME_FDE_INFO_FRE_TYPE(fde->info), len;
+	const u8 *p;
+	int ret;
+
+	if (fde->fres_end - addr < addr_size + 1)
+		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
+	ret = sframe_fre_buf_fill(sec, b, addr, fde->fres_end, SFRAME_MAX_FRE_SIZE);
+	if (ret)
+		return ret;
+	p = b->data + (addr - b->addr);
+	switch (addr_size) {
+	case 1:
+		*start = p[0];
+		break;
+	case 2:
+		*start = sframe_load(sec, u16, p);
+		break;
+	default:
+		*start = sframe_load(sec, u32, p);
+		break;
+	}
+	*info = p[addr_size];
+
+	len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(*info)];
+	if (len == SFRAME_FRE_DATA_BAD)
+		return sframe_fre_info_bad(sec, *info);
+	if (fde->fres_end - addr - addr_size - 1 < len)
+		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
+	*next = addr + addr_size + 1 + len;
+	return 0;
+}
+
+/* The info byte and data words of the FRE at @fre, a copy */
+static __always_inline void sframe_fre_words(const struct sframe_section *sec,
+					     unsigned int addr_size, const u8 *fre,
+					     struct sframe_raw_fre *raw)
+{
+	unsigned int words, i;
+	const u8 *p = fre + addr_size + 1;
+
+	raw->info = fre[addr_size];
+	words = SFRAME_FRE_INFO_DW_COUNT(raw->info);
+
+	for (i = 0; i < words; i++) {
+		switch (SFRAME_FRE_INFO_DW_SIZE(raw->info)) {
+		case SFRAME_FRE_DATAWORD_1B:
+			raw->words[i] = p[i];
+			break;
+		case SFRAME_FRE_DATAWORD_2B:
+			raw->words[i] = sframe_load(sec, u16, p + 2 * i);
+			break;
+		default:
+			raw->words[i] = sframe_load(sec, u32, p + 4 * i);
+			break;
+		}
+	}
+}
+
+/*
+ * The FRE covering @pc_off is the last one starting at or below it.  FREs
+ * have variable size, so they are read in order, from copies of up to
+ * SFRAME_FRE_CHUNK bytes; their starts must rise, or the row chosen could
+ * be wrong.  The match's words are taken from the copy it was found in,
+ * before the next copy replaces it.  @addr_size is a constant: one loop
+ * for each FRE type.
+ */
+static __always_inline int sframe_scan_fres(struct sframe_section *sec,
+					    const struct sframe_fde *fde,
+					    struct sframe_fre_buf *b, u32 pc_off,
+					    struct sframe_raw_fre *raw,
+					    unsigned int *budget,
+					    const unsigned int addr_size)
+{
+	unsigned int n = min(fde->num_fres, *budget), i, off, len;
+	int match = -1, whole, ret;
+	s64 prev = -1;
+	const u8 *p;
+	u32 start;
+
+	ret = sframe_fre_buf_fill(sec, b, fde->fres, fde->fres_end, SFRAME_MAX_FRE_SIZE);
+	if (ret)
+		return ret;
+	off = fde->fres - b->addr;
+	/* Up to here any FRE lies whole in the copy, whatever its info says. */
+	whole = b->len - SFRAME_MAX_FRE_SIZE;
+	for (i = 0; i < n; i++) {
+		if ((int)off > whole) {
+			/* The sub-section goes on past the copy: copy on. */
+			if (b->addr + b->len < fde->fres_end) {
+				if (match >= 0)
+					sframe_fre_words(sec, addr_size, b->data + match, raw);
+				match = -1;
+				ret = sframe_fre_buf_fill(sec, b, b->addr + off, fde->fres_end,
+							  SFRAME_FRE_CHUNK);
+				if (ret)
+					return ret;
+				off = 0;
+				whole = b->len - SFRAME_MAX_FRE_SIZE;
+			}
+			if (b->len - off < addr_size + 1)
+				goto past_end;
+		}
+		p = b->data + off;
+		if (addr_size == 1)
+			start = p[0];
+		else if (addr_size == 2)
+			start = sframe_load(sec, u16, p);
+		else
+			start = sframe_load(sec, u32, p);
+		len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(p[addr_size])];
+		if (len == SFRAME_FRE_DATA_BAD)
+			return sframe_fre_info_bad(sec, p[addr_size]);
+		if ((int)off > whole && b->len - off - addr_size - 1 < len)
+			goto past_end;
+		if ((s64)start <= prev)
 			return sframe_reject(sec, -EINVAL, "FRE start addresses not increasing");
 		if (start > pc_off)
 			break;
 		prev = start;
-		match = addr;
-		raw->info = info;
+		match = off;
+		off += addr_size + 1 + len;
 	}
-	if (!match)
+	/* FREs read: those passed, and the one that ended the search */
+	if (i == n && n < fde->num_fres) {
+		*budget = 0;
+		return -E2BIG;
+	}
+	*budget -= i < n ? i + 1 : i;
+	/* Each FRE passed started at or below @pc_off. */
+	if (!i)
 		return sframe_reject(sec, -ENOENT, "no FRE covers the address");
-
-	match += (1U << SFRAME_FDE_INFO_FRE_TYPE(fde->info)) + 1;
-	return __sframe_read_words(sec, match, raw);
+	if (match >= 0)
+		sframe_fre_words(sec, addr_size, b->data + match, raw);
+	return 0;
+past_end:
+	return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
 }
 
-/* The rest runs outside the user-access window: decoding, no user access. */
+static int sframe_find_fre(struct sframe_section *sec, const struct sframe_fde *fde,
+			   struct sframe_fre_buf *b, unsigned long ip,
+			   struct sframe_raw_fre *raw, unsigned int *budget)
+{
+	u32 pc_off = ip - fde->func_start;
 
-static s32 sframe_word(const struct sframe_raw_fre *raw, unsigned int i)
+	if (SFRAME_FDE_INFO_PCTYPE(fde->info) == SFRAME_FDE_PCTYPE_MASK)
+		pc_off %= fde->rep_size;
+	switch (SFRAME_FDE_INFO_FRE_TYPE(fde->info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return sframe_scan_fres(sec, fde, b, pc_off, raw, budget, 1);
+	case SFRAME_FRE_TYPE_ADDR2:
+		return sframe_scan_fres(sec, fde, b, pc_off, raw, budget, 2);
+	default:
+		return sframe_scan_fres(sec, fde, b, pc_off, raw, budget, 4);
+	}
+}
+
+/* Decoding the FRE that matched, from its copy */
+
+static __always_inline s32 sframe_word(const struct sframe_raw_fre *raw, unsigned int i)
 {
 	switch (SFRAME_FRE_INFO_DW_SIZE(raw->info)) {
 	case SFRAME_FRE_DATAWORD_1B:
@@ -790,7 +970,7 @@ static s32 sframe_word(const struct sframe_raw_fre *raw, unsigned int i)
 	}
 }
 
-static int sframe_cfa_offset(struct sframe_section *sec, s32 stored, s32 *offset)
+static __always_inline int sframe_cfa_offset(struct sframe_section *sec, s32 stored, s32 *offset)
 {
 	s64 off = stored;
 
@@ -803,8 +983,8 @@ static int sframe_cfa_offset(struct sframe_section *sec, s32 stored, s32 *offset
 	return 0;
 }
 
-static void sframe_rule(struct unwind_user_rule *rule, u8 base, u8 regnum,
-			bool deref, s32 offset)
+static __always_inline void sframe_rule(struct unwind_user_rule *rule, u8 base,
+					u8 regnum, bool deref, s32 offset)
 {
 	rule->base = base;
 	rule->regnum = regnum;
@@ -813,7 +993,7 @@ static void sframe_rule(struct unwind_user_rule *rule, u8 base, u8 regnum,
 }
 
 /* Where a value the FRE does not mention is: the header's fixed slot or its register */
-static void sframe_default_slot(struct unwind_user_rule *rule, s8 fixed_off)
+static __always_inline void sframe_default_slot(struct unwind_user_rule *rule, s8 fixed_off)
 {
 	if (fixed_off != SFRAME_CFA_FIXED_OFFSET_NONE)
 		sframe_rule(rule, UNWIND_USER_BASE_CFA, 0, true, fixed_off);
@@ -822,8 +1002,9 @@ static void sframe_default_slot(struct unwind_user_rule *rule, s8 fixed_off)
 }
 
 /* A saved RA or FP of a default FDE */
-static int sframe_saved(struct sframe_section *sec, struct unwind_user_rule *rule,
-			s32 offset, bool is_ra)
+static __always_inline int sframe_saved(struct sframe_section *sec,
+					struct unwind_user_rule *rule, s32 offset,
+					bool is_ra)
 {
 	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG) {
 		if (is_ra && offset == SFRAME_FRE_RA_OFFSET_INVALID) {
@@ -842,9 +1023,9 @@ static int sframe_saved(struct sframe_section *sec, struct unwind_user_rule *rul
 	return 0;
 }
 
-static int sframe_decode_default(struct sframe_section *sec,
-				 const struct sframe_raw_fre *raw,
-				 struct unwind_user_frame *frame)
+static __always_inline int sframe_decode_default(struct sframe_section *sec,
+						 const struct sframe_raw_fre *raw,
+						 struct unwind_user_frame *frame)
 {
 	unsigned int words = SFRAME_FRE_INFO_DW_COUNT(raw->info), fp_word;
 	s32 cfa_off;
@@ -939,9 +1120,10 @@ static int sframe_decode_flex(struct sframe_section *sec,
 	return 0;
 }
 
-static int sframe_decode(struct sframe_section *sec, const struct sframe_fde *fde,
-			 const struct sframe_raw_fre *raw,
-			 struct unwind_user_frame *frame)
+static __always_inline int sframe_decode(struct sframe_section *sec,
+					 const struct sframe_fde *fde,
+					 const struct sframe_raw_fre *raw,
+					 struct unwind_user_frame *frame)
 {
 	memset(frame, 0, sizeof(*frame));
 	if (sec->version == SFRAME_VERSION_3)
@@ -967,13 +1149,6 @@ static bool sframe_fde_outermost(const struct sframe_section *sec,
 	       SFRAME_FDE_INFO2_TYPE(fde->info2) == SFRAME_FDE_TYPE_DEFAULT;
 }
 
-/* Opens the window the __sframe_*() helpers read in: inline, so no call returns with it open. */
-static __always_inline bool sframe_open(struct sframe_section *sec)
-{
-	return user_read_access_begin((void __user *)sec->sframe_start,
-				      sec->sframe_end - sec->sframe_start);
-}
-
 /**
  * sframe_find_bounded() - the frame rules of a user address, reading at
  *	most a given number of FREs
@@ -992,24 +1167,46 @@ static __always_inline bool sframe_open(struct sframe_section *sec)
 int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
 			struct unwind_user_frame *frame, unsigned int *budget)
 {
+	struct sframe_fre_buf b __uninitialized;
+	const struct sframe_index_entry *e;
 	struct sframe_raw_fre raw;
 	struct sframe_fde fde;
+	unsigned long off = ip - sec->text_start;
+	unsigned int lo, hi, mid;
 	int ret;
 
-	if (ip < sec->text_start || ip >= sec->text_end)
+	b.addr = 0;
+	b.len = 0;
+	if (ip < sec->text_start || ip >= sec->text_end || off > U32_MAX)
 		return sframe_reject(sec, -ENOENT, "address outside the text range");
-	if (!sframe_open(sec))
-		return sframe_reject(sec, -EFAULT, "section not accessible");
-	ret = __sframe_find_fde(sec, ip, &fde);
-	if (!ret) {
-		if (sframe_fde_outermost(sec, &fde))
-			raw.info = 0;
+	if (!sec->num_fdes)
+		return sframe_reject(sec, -ENOENT, "no FDE covers the address");
+	/* The index is ours and sorted: no need of sframe_search()'s checks. */
+	lo = sec->fast[off >> sec->fast_shift];
+	hi = sec->fast[(off >> sec->fast_shift) + 1];
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (sec->index[mid].start <= off)
+			lo = mid + 1;
 		else
-			ret = __sframe_find_fre(sec, &fde, ip, &raw, budget);
+			hi = mid;
 	}
-	user_read_access_end();
+	if (!lo)
+		return sframe_reject(sec, -ENOENT, "no FDE covers the address");
+	e = &sec->index[lo - 1];
+	if (off - e->start >= e->size)
+		return sframe_reject(sec, -ENOENT, "no FDE covers the address");
+
+	ret = sframe_fde_load(sec, e, &fde, &b);
 	if (ret)
 		return ret;
+	if (sframe_fde_outermost(sec, &fde)) {
+		raw.info = 0;
+	} else {
+		ret = sframe_find_fre(sec, &fde, &b, ip, &raw, budget);
+		if (ret)
+			return ret;
+	}
 	return sframe_decode(sec, &fde, &raw, frame);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_find_bounded);
@@ -1050,18 +1247,13 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_find);
 int sframe_read_fde(struct sframe_section *sec, unsigned int n,
 		    struct sframe_fde *fde)
 {
-	struct sframe_element elem;
-	unsigned long addr;
-	int ret;
+	struct sframe_fre_buf b __uninitialized;
 
 	if (n >= sec->num_fdes)
 		return sframe_reject(sec, -ENOENT, "no such FDE");
-	addr = sframe_fde_at(sec, n, &elem);
-	if (!sframe_open(sec))
-		return sframe_reject(sec, -EFAULT, "section not accessible");
-	ret = __sframe_read_fde(sec, &elem, addr, fde);
-	user_read_access_end();
-	return ret;
+	b.addr = 0;
+	b.len = 0;
+	return sframe_fde_load(sec, &sec->index[n], fde, &b);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_read_fde);
 
@@ -1079,22 +1271,19 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_read_fde);
 int sframe_read_fre(struct sframe_section *sec, const struct sframe_fde *fde,
 		    unsigned long fre_addr, struct sframe_fre *fre)
 {
+	struct sframe_fre_buf b __uninitialized;
 	struct sframe_raw_fre raw;
 	int ret;
 
 	if (fre_addr < fde->fres || fre_addr >= fde->fres_end)
 		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
-	if (!sframe_open(sec))
-		return sframe_reject(sec, -EFAULT, "section not accessible");
-	ret = __sframe_read_fre_head(sec, fde, fre_addr, &fre->start, &raw.info,
-				     &fre->next);
-	if (!ret)
-		ret = __sframe_read_words(sec, fre_addr +
-					  (1U << SFRAME_FDE_INFO_FRE_TYPE(fde->info)) + 1,
-					  &raw);
-	user_read_access_end();
+	b.addr = 0;
+	b.len = 0;
+	ret = sframe_fre_head(sec, fde, &b, fre_addr, &fre->start, &raw.info, &fre->next);
 	if (ret)
 		return ret;
+	sframe_fre_words(sec, 1U << SFRAME_FDE_INFO_FRE_TYPE(fde->info),
+			 b.data + (fre_addr - b.addr), &raw);
 	fre->info = raw.info;
 	return sframe_decode(sec, fde, &raw, &fre->frame);
 }

@@ -625,14 +625,16 @@ static const struct sframe_bad_case sframe_bad_cases[] = {
 	{ "fdes_unreadable_when_indexing", .spec = spec_bad_unsorted_fdes_on_page_1,
 	  .hole_page = 2, AT_INIT, .err = -EFAULT },
 
-	/* FDEs: found at lookup */
-	{ "fdes_unsorted_but_claimed", .spec = spec_reversed_claims_sorted, .pc = 0x50,
+	/* FDE tables, read whole into the index */
+	{ "fdes_unsorted_but_claimed", .spec = spec_reversed_claims_sorted, AT_INIT,
 	  .err = -EINVAL },
-	{ "fdes_unsorted_seen_going_left", .spec = spec_bad_first_fde_last, .pc = 0x20,
+	{ "fdes_unsorted_seen_going_left", .spec = spec_bad_first_fde_last, AT_INIT,
 	  .err = -EINVAL },
-	{ "fde_overlaps_next", .poke = { FDE(0, 8, 4, 0x48) }, .pc = 0x10, .err = -EINVAL },
-	{ "fde_overlaps_previous", .poke = { FDE(0, 8, 4, 0x48) }, .pc = 0x50,
-	  .err = -EINVAL },
+	{ "fde_overlaps_next", .poke = { FDE(0, 8, 4, 0x48) }, AT_INIT, .err = -EINVAL },
+	{ "fdes_unreadable", .spec = spec_bad_fdes_on_page_1, .hole_page = 2, AT_INIT,
+	  .err = -EFAULT },
+
+	/* FDEs and their attributes: found at lookup */
 	{ "fde_fres_off_past_end", .poke = { FDE(1, 12, 4, 0x10000) }, .pc = 0x41,
 	  .err = -EINVAL },
 	{ "fde_attr_truncated", .poke = { FDE(2, 12, 4, SFB_FRE_LEN(-2)) }, .pc = 0x100,
@@ -674,8 +676,6 @@ static const struct sframe_bad_case sframe_bad_cases[] = {
 	  .err = -EFAULT },
 	{ "v2_fres_unreadable", .spec = spec_bad_v2_fres_on_page_1, .hole_page = 2,
 	  .pc = 0x4, .err = -EFAULT },
-	{ "fdes_unreadable", .spec = spec_bad_fdes_on_page_1, .hole_page = 2, .pc = 0x4,
-	  .err = -EFAULT },
 	{ "s390x_cfa_offset_out_of_range", S390X, .spec = spec_bad_s390x_cfa_range,
 	  .pc = 0x100, .err = -EINVAL },
 	{ "s390x_v2_negative_register", S390X, .spec = spec_bad_s390x_v2_negative_reg,

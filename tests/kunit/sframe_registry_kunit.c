@@ -639,10 +639,25 @@ static void reg_limits_test(struct kunit *test)
  * The limits are checked before a section is read, and count all the
  * kernel memory a process's sections take: the table of ranges too.
  */
+/* Kernel memory the reader takes for the section in @ctx, text [start, end) */
+static size_t reg_index_bytes(struct kunit *test, struct reg_ctx *ctx,
+			      unsigned long start, unsigned long end)
+{
+	struct sframe_section sec;
+	size_t bytes;
+
+	KUNIT_ASSERT_EQ(test, sframe_section_init(&sec, ctx->sframe, ctx->size, start,
+						  end, SIZE_MAX), 0);
+	bytes = sframe_section_bytes(&sec);
+	sframe_section_release(&sec);
+	return bytes;
+}
+
 static void reg_limits_first_test(struct kunit *test)
 {
 	struct reg_ctx *ctx = test->priv;
 	unsigned long t = ctx->text;
+	size_t index;
 	u8 bad = 0;
 
 	/* A malformed section: over the limit, it is not even read. */
@@ -653,11 +668,16 @@ static void reg_limits_first_test(struct kunit *test)
 	sframe_max_bytes = sizeof(struct sframe_entry);
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 16), -EDQUOT);
 
-	/* A good one that fits as a section, but not with its table. */
+	/* A good one that fits as a section, but not with its table and index. */
 	reg_build(test, ctx, SFRAME_VERSION_3);
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 16), -EDQUOT);
+	index = reg_index_bytes(test, ctx, t, t + 16);
+	KUNIT_EXPECT_GT(test, index, 0);
 	sframe_max_bytes = sizeof(struct sframe_entry) + sizeof(struct sframe_table) +
-			   sizeof(struct sframe_range);
+			   sizeof(struct sframe_range) + index - 1;
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 16), -EDQUOT);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+	sframe_max_bytes++;
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 16), 0);
 	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 1);
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);

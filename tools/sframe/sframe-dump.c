@@ -158,13 +158,12 @@ static void dump_header(const struct sframe_loc *loc,
 	printf("  cfa_fixed_fp_offset: %d\n", sec->fixed_fp_off);
 	printf("  cfa_fixed_ra_offset: %d\n", sec->fixed_ra_off);
 	printf("  auxhdr_len: %u\n", h.auxhdr_len);
-	printf("  num_fdes: %u (whole section: %u)\n", h.num_fdes, sec->num_fdes);
+	printf("  num_fdes: %u (indexed: %u)\n", h.num_fdes, sec->num_fdes);
 	printf("  num_fres: %u\n", h.num_fres);
 	printf("  fre_len: %u\n", h.fre_len);
 	printf("  fdes_off: %u\n", h.fdes_off);
 	printf("  fres_off: %u\n", h.fres_off);
-	printf("  elements: %s\n", sec->index ? "indexed (unsorted or several)" :
-	       "one, sorted");
+	printf("  elements: %s\n", sec->elems ? "several" : "one");
 }
 
 static const char *const fre_types[] = { "addr1", "addr2", "addr4" };

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +28,12 @@
 #define __always_inline		inline __attribute__((__always_inline__))
 #endif
 #define WRITE_ONCE(x, v)	((x) = (v))
+#define __uninitialized
 #define EXPORT_SYMBOL_IF_KUNIT(sym)
 #define GFP_KERNEL_ACCOUNT	0
 #define ALIGN(x, a)		(((x) + (a) - 1) & ~((typeof(x))(a) - 1))
 #define max(a, b)		((a) > (b) ? (a) : (b))
+#define min(a, b)		((a) < (b) ? (a) : (b))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 /* As include/linux/limits.h defines them, promotions included */
@@ -43,7 +46,15 @@
 #define swab32(x)		__builtin_bswap32(x)
 #define swab64(x)		__builtin_bswap64(x)
 
+/*
+ * sframe-dump reads s390x files on any host; the benchmark builds the
+ * reader as the kernel does, for its own byte order only.
+ */
+#ifdef SFRAME_UMEM_INLINE
+#define SFRAME_READS_FOREIGN	0
+#else
 #define SFRAME_READS_FOREIGN	1
+#endif
 
 #define SFRAME_UMEM_MAX_REGIONS	4
 

@@ -101,21 +101,30 @@ bool sframe_shim_index_sane(const struct sframe_section *sec)
 	unsigned long size = sec->sframe_end - sec->sframe_start;
 	unsigned int fde_size = sframe_fde_size(sec), i;
 	const struct sframe_index_entry *e;
+	const struct sframe_elem_entry *el;
 
-	if (!sec->index || !sec->num_fdes)
-		return true;
-	if (sec->sframe_end < sec->sframe_start || size > U32_MAX ||
+	if (!sec->num_fdes)
+		return !sec->index;
+	if (!sec->index || sec->sframe_end < sec->sframe_start || size > U32_MAX ||
 	    size < SFRAME_HDR_SIZE + fde_size)
 		return false;
 	for (i = 0; i < sec->num_fdes; i++) {
 		e = &sec->index[i];
-		if (e->elem_off > size - SFRAME_HDR_SIZE ||
-		    e->fde_off < e->elem_off + SFRAME_HDR_SIZE ||
-		    e->fde_off > size - fde_size ||
-		    e->fres_off > size || e->fres_len > size - e->fres_off)
+		if (e->fde_off < SFRAME_HDR_SIZE || e->fde_off > size - fde_size ||
+		    e->start > sec->text_end - sec->text_start - 1)
 			return false;
-		if (i && e[-1].func_start > e->func_start)
+		if (i && (u64)e[-1].start + e[-1].size > e->start)
 			return false;
 	}
-	return true;
+	if (!sec->elems)
+		return sec->fres >= sec->sframe_start && sec->fres <= sec->fres_end &&
+		       sec->fres_end <= sec->sframe_end;
+	for (i = 0; i < sec->num_elems; i++) {
+		el = &sec->elems[i];
+		if (el->start > size - SFRAME_HDR_SIZE || el->fres_off > size ||
+		    el->fres_len > size - el->fres_off ||
+		    (i && el[-1].start >= el->start))
+			return false;
+	}
+	return sec->elems[0].start <= sec->index[0].fde_off;
 }
