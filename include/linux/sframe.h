@@ -8,6 +8,7 @@
 
 struct sframe_index_entry;
 struct sframe_elem_entry;
+struct sframe_cache_entry;
 
 /**
  * struct sframe_section - one .sframe section of a user address space
@@ -25,6 +26,9 @@ struct sframe_elem_entry;
  * @fast: the fast lookup table of @index: @num_blocks + 1 entries.
  * @fast_shift: log2 of the bytes of text one entry of @fast covers.
  * @num_blocks: blocks of text @fast describes.
+ * @cache: rules found before, by address: @cache_sets sets of two; NULL
+ *	until sframe_section_cache_alloc().
+ * @cache_sets: sets in @cache.
  * @version: SFRAME_VERSION_2 or SFRAME_VERSION_3.
  * @abi: SFRAME_ABI_*.
  * @flags: SFRAME_F_* of the section.
@@ -47,6 +51,8 @@ struct sframe_section {
 	u32				*fast;
 	unsigned int			fast_shift;
 	unsigned int			num_blocks;
+	struct sframe_cache_entry	*cache;
+	unsigned int			cache_sets;
 	u8				version;
 	u8				abi;
 	u8				flags;
@@ -152,6 +158,8 @@ void sframe_section_release(struct sframe_section *sec);
 int sframe_section_copy(struct sframe_section *dst,
 			const struct sframe_section *src);
 size_t sframe_section_bytes(const struct sframe_section *sec);
+size_t sframe_section_cache_bytes(const struct sframe_section *sec);
+int sframe_section_cache_alloc(struct sframe_section *sec);
 int sframe_section_validate(struct sframe_section *sec);
 int sframe_find(struct sframe_section *sec, unsigned long ip,
 		struct unwind_user_frame *frame);

@@ -78,6 +78,29 @@ struct sframe_raw_fre {
 	u32	words[SFRAME_MAX_DATA_WORDS];
 };
 
+/*
+ * The rule cache: rules found before, by address, so that the addresses a
+ * profile keeps hitting are not searched for again.  Lookups in NMI read
+ * and fill it, so it takes no lock.  Each entry has a sequence count, odd
+ * while a writer has it; a reader uses an entry only if the count was even
+ * and unchanged across its copy of the entry.  A writer takes an entry by
+ * moving the count from even to odd with cmpxchg, and gives up if it
+ * cannot: another CPU, or the code it interrupted, is writing there.
+ * Sets of two entries, replaced in turn.
+ */
+#define SFRAME_CACHE_WAYS	2
+#define SFRAME_CACHE_MIN	16
+#define SFRAME_CACHE_MAX	512
+#define SFRAME_RULE_WORDS	(sizeof(struct unwind_user_frame) / sizeof(u32))
+
+struct sframe_cache_entry {
+	u32	seq;
+	u32	key;		/* ip - text_start + 1; 0 for none */
+	u32	rule[SFRAME_RULE_WORDS];
+};
+
+static_assert(sizeof(struct unwind_user_frame) % sizeof(u32) == 0);
+
 /* FRE bytes copied out of user memory: those of [addr, addr + len) */
 struct sframe_fre_buf {
 	unsigned long	addr;
@@ -569,9 +592,11 @@ void sframe_section_release(struct sframe_section *sec)
 	kvfree(sec->index);
 	kvfree(sec->elems);
 	kvfree(sec->fast);
+	kvfree(sec->cache);
 	sec->index = NULL;
 	sec->elems = NULL;
 	sec->fast = NULL;
+	sec->cache = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_release);
 
@@ -581,7 +606,9 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_section_release);
  * @src: a section sframe_section_init() accepted.
  *
  * A forked child's memory holds the same section at the same address, so
- * only the kernel-side index needs copying.
+ * only the kernel-side index needs copying.  The rule cache is not copied
+ * (the parent's entries may be half written right now): the child gets
+ * one of its own when it is first unwound.
  *
  * Return: 0, or -ENOMEM with @dst holding nothing to release.
  */
@@ -592,6 +619,8 @@ int sframe_section_copy(struct sframe_section *dst,
 	dst->index = NULL;
 	dst->elems = NULL;
 	dst->fast = NULL;
+	dst->cache = NULL;
+	dst->cache_sets = 0;
 	if (src->index) {
 		dst->index = kvmemdup(src->index, src->num_fdes * sizeof(*src->index),
 				      GFP_KERNEL_ACCOUNT);
@@ -618,8 +647,8 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_section_copy);
  * sframe_section_bytes() - kernel memory a prepared section holds
  * @sec: the section.
  *
- * Return: bytes of its FDE index, fast lookup table and element table, 0
- *	when it has none.
+ * Return: bytes of its FDE index, fast lookup table, rule cache and element
+ *	table, 0 when it has none.
  */
 size_t sframe_section_bytes(const struct sframe_section *sec)
 {
@@ -629,11 +658,69 @@ size_t sframe_section_bytes(const struct sframe_section *sec)
 		bytes += sec->num_fdes * sizeof(*sec->index);
 	if (sec->fast)
 		bytes += (sec->num_blocks + 1) * sizeof(*sec->fast);
+	/* Pairs with sframe_section_cache_alloc(): the cache is all there. */
+	if (smp_load_acquire(&sec->cache))
+		bytes += sframe_section_cache_bytes(sec);
 	if (sec->elems)
 		bytes += sec->num_elems * sizeof(*sec->elems);
 	return bytes;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_bytes);
+
+/* Rule cache entries for @sec: one for about four FDEs, a power of two */
+static unsigned int sframe_cache_entries(const struct sframe_section *sec)
+{
+	unsigned int n = SFRAME_CACHE_MIN;
+
+	if (!sec->num_fdes)
+		return 0;
+	while (n < SFRAME_CACHE_MAX && 4 * n < sec->num_fdes)
+		n *= 2;
+	return n;
+}
+
+/**
+ * sframe_section_cache_bytes() - memory the rule cache of a section takes
+ * @sec: a section sframe_section_init() accepted.
+ *
+ * Return: the bytes sframe_section_cache_alloc() allocates for it (36 for
+ *	every four FDEs, 576 to 18,432), 0 if it has no FDE.
+ */
+size_t sframe_section_cache_bytes(const struct sframe_section *sec)
+{
+	return sframe_cache_entries(sec) * sizeof(struct sframe_cache_entry);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_section_cache_bytes);
+
+/**
+ * sframe_section_cache_alloc() - give a section its rule cache
+ * @sec: a section sframe_section_init() accepted, that may be in use.
+ *
+ * Sections start without one, so that a process that is never unwound
+ * pays nothing for it.  Lookups use the cache from the moment it is
+ * published here; one caller at a time.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 (also when @sec has a cache already, or no FDE to cache),
+ *	-ENOMEM.
+ */
+int sframe_section_cache_alloc(struct sframe_section *sec)
+{
+	unsigned int n = sframe_cache_entries(sec);
+	struct sframe_cache_entry *cache;
+
+	if (!n || sec->cache)
+		return 0;
+	cache = kvmalloc_array(n, sizeof(*cache), GFP_KERNEL_ACCOUNT);
+	if (!cache)
+		return -ENOMEM;
+	memset(cache, 0, n * sizeof(*cache));
+	sec->cache_sets = n / SFRAME_CACHE_WAYS;
+	/* Lookups in other contexts see the set count with the pointer. */
+	smp_store_release(&sec->cache, cache);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_section_cache_alloc);
 
 /*
  * Lookups: the index is searched in kernel memory; the FDE found and its
@@ -761,13 +848,14 @@ static int sframe_fde_load(struct sframe_section *sec,
 }
 
 /*
- * Bytes of data words an FRE info byte announces, by its word size and
- * count bits; SFRAME_FRE_DATA_BAD for a size or count no FDE type allows.
+ * Bytes of data words an FRE info byte announces, by all its bits but the
+ * CFA base (the lowest): SFRAME_FRE_DATA_BAD for a word size or count no
+ * FDE type allows.
  */
-#define SFRAME_FRE_INFO_DATA(info)	(((info) >> 1) & 0x3f)
+#define SFRAME_FRE_INFO_DATA(info)	((u8)(info) >> 1)
 #define SFRAME_FRE_DATA_BAD		0xff
 
-static const u8 sframe_fre_data_bytes[64] = {
+static const u8 sframe_fre_data_bytes[128] = {
 	/* 1-byte words, 0 to 15 of them */
 	0, 1, 2, 3, 4, 5, 6, 0xff,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -777,7 +865,19 @@ static const u8 sframe_fre_data_bytes[64] = {
 	/* 4-byte words, 0 to 15 of them */
 	0, 4, 8, 12, 16, 20, 24, 0xff,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	/* word size 3: none such */
+	/* word size 3: none such, 0 to 15 of them */
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* 1-byte words, 0 to 15 of them, RA mangled */
+	0, 1, 2, 3, 4, 5, 6, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* 2-byte words, 0 to 15 of them, RA mangled */
+	0, 2, 4, 6, 8, 10, 12, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* 4-byte words, 0 to 15 of them, RA mangled */
+	0, 4, 8, 12, 16, 20, 24, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	/* word size 3: none such, 0 to 15 of them, RA mangled */
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
@@ -886,7 +986,12 @@ static __always_inline int sframe_scan_fres(struct sframe_section *sec,
 	/* Up to here any FRE lies whole in the copy, whatever its info says. */
 	whole = b->len - SFRAME_MAX_FRE_SIZE;
 	for (i = 0; i < n; i++) {
-		if ((int)off > whole) {
+		if ((int)off <= whole) {
+			p = b->data + off;
+			len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(p[addr_size])];
+			if (len == SFRAME_FRE_DATA_BAD)
+				return sframe_fre_info_bad(sec, p[addr_size]);
+		} else {
 			/* The sub-section goes on past the copy: copy on. */
 			if (b->addr + b->len < fde->fres_end) {
 				if (match >= 0)
@@ -901,23 +1006,24 @@ static __always_inline int sframe_scan_fres(struct sframe_section *sec,
 			}
 			if (b->len - off < addr_size + 1)
 				goto past_end;
+			p = b->data + off;
+			len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(p[addr_size])];
+			if (len == SFRAME_FRE_DATA_BAD)
+				return sframe_fre_info_bad(sec, p[addr_size]);
+			if (b->len - off - addr_size - 1 < len)
+				goto past_end;
 		}
-		p = b->data + off;
 		if (addr_size == 1)
 			start = p[0];
 		else if (addr_size == 2)
 			start = sframe_load(sec, u16, p);
 		else
 			start = sframe_load(sec, u32, p);
-		len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(p[addr_size])];
-		if (len == SFRAME_FRE_DATA_BAD)
-			return sframe_fre_info_bad(sec, p[addr_size]);
-		if ((int)off > whole && b->len - off - addr_size - 1 < len)
-			goto past_end;
-		if ((s64)start <= prev)
-			return sframe_reject(sec, -EINVAL, "FRE start addresses not increasing");
 		if (start > pc_off)
 			break;
+		/* Past @pc_off a start cannot be at or below the one before. */
+		if ((s64)start <= prev)
+			return sframe_reject(sec, -EINVAL, "FRE start addresses not increasing");
 		prev = start;
 		match = off;
 		off += addr_size + 1 + len;
@@ -1149,36 +1255,77 @@ static bool sframe_fde_outermost(const struct sframe_section *sec,
 	       SFRAME_FDE_INFO2_TYPE(fde->info2) == SFRAME_FDE_TYPE_DEFAULT;
 }
 
-/**
- * sframe_find_bounded() - the frame rules of a user address, reading at
- *	most a given number of FREs
- * @sec: a section prepared by sframe_section_init().
- * @ip: the user address.
- * @frame: filled with the rules of the FRE that covers @ip.
- * @budget: FREs the lookup may still read; decremented by those it reads.
- *
- * A function may have 65,535 FREs, read in order: callers that cannot
- * take that long (NMI) share one budget among the lookups of a walk.
- *
- * Context: As sframe_find().
- * Return: as sframe_find(); -E2BIG when @budget ran out first, which says
- *	nothing about the section.
+/* The set of @cache, of @sec, where @key may be */
+static __always_inline struct sframe_cache_entry *
+sframe_cache_set(const struct sframe_section *sec,
+		 struct sframe_cache_entry *cache, u32 key)
+{
+	return &cache[(((key * 0x9e3779b1U) >> 16) & (sec->cache_sets - 1)) *
+		      SFRAME_CACHE_WAYS];
+}
+
+/*
+ * The rule cached for @key, into @frame; false if there is none (@frame
+ * then holds anything).  A key that matches before the count is read is
+ * checked again after: the entry may have been rewritten in between.
  */
-int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
-			struct unwind_user_frame *frame, unsigned int *budget)
+static __always_inline bool sframe_cache_get(const struct sframe_section *sec,
+					     struct sframe_cache_entry *cache,
+					     u32 key, struct unwind_user_frame *frame)
+{
+	struct sframe_cache_entry *e = sframe_cache_set(sec, cache, key);
+	u32 seq;
+
+	if (READ_ONCE(e->key) != key && READ_ONCE((++e)->key) != key)
+		return false;
+	seq = READ_ONCE(e->seq);
+	/* The count before the entry: pairs with cmpxchg() in the writer */
+	smp_rmb();
+	if ((seq & 1) || READ_ONCE(e->key) != key)
+		return false;
+	/* Plain copies, as seqcount readers make: the count says if they tore. */
+	memcpy(frame, e->rule, sizeof(*frame));
+	/* The entry before the count again: pairs with smp_store_release() */
+	smp_rmb();
+	return READ_ONCE(e->seq) == seq;
+}
+
+static __always_inline void sframe_cache_put(const struct sframe_section *sec,
+					     struct sframe_cache_entry *cache, u32 key,
+					     const struct unwind_user_frame *frame)
+{
+	struct sframe_cache_entry *e = sframe_cache_set(sec, cache, key);
+	u32 seq;
+
+	/* The way written to less often: the two are replaced in turn. */
+	if (READ_ONCE(e[1].seq) < READ_ONCE(e[0].seq))
+		e++;
+	seq = READ_ONCE(e->seq);
+	/* A full barrier when it succeeds: the odd count before the stores */
+	if ((seq & 1) || cmpxchg(&e->seq, seq, seq + 1) != seq)
+		return;
+	WRITE_ONCE(e->key, key);
+	memcpy(e->rule, frame, sizeof(*frame));
+	/* The stores before the even count: pairs with the reader's second smp_rmb() */
+	smp_store_release(&e->seq, seq + 2);
+}
+
+/* A lookup the rule cache could not answer: the index, then user memory */
+static noinline int sframe_find_uncached(struct sframe_section *sec,
+					 struct sframe_cache_entry *cache,
+					 unsigned long ip, u32 off,
+					 struct unwind_user_frame *frame,
+					 unsigned int *budget)
 {
 	struct sframe_fre_buf b __uninitialized;
 	const struct sframe_index_entry *e;
 	struct sframe_raw_fre raw;
 	struct sframe_fde fde;
-	unsigned long off = ip - sec->text_start;
 	unsigned int lo, hi, mid;
 	int ret;
 
 	b.addr = 0;
 	b.len = 0;
-	if (ip < sec->text_start || ip >= sec->text_end || off > U32_MAX)
-		return sframe_reject(sec, -ENOENT, "address outside the text range");
 	if (!sec->num_fdes)
 		return sframe_reject(sec, -ENOENT, "no FDE covers the address");
 	/* The index is ours and sorted: no need of sframe_search()'s checks. */
@@ -1207,7 +1354,40 @@ int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
 		if (ret)
 			return ret;
 	}
-	return sframe_decode(sec, &fde, &raw, frame);
+	ret = sframe_decode(sec, &fde, &raw, frame);
+	if (!ret && cache)
+		sframe_cache_put(sec, cache, off + 1, frame);
+	return ret;
+}
+
+/**
+ * sframe_find_bounded() - the frame rules of a user address, reading at
+ *	most a given number of FREs
+ * @sec: a section prepared by sframe_section_init().
+ * @ip: the user address.
+ * @frame: filled with the rules of the FRE that covers @ip.
+ * @budget: FREs the lookup may still read; decremented by those it reads.
+ *
+ * A function may have 65,535 FREs, read in order: callers that cannot
+ * take that long (NMI) share one budget among the lookups of a walk.
+ *
+ * Context: As sframe_find().
+ * Return: as sframe_find(); -E2BIG when @budget ran out first, which says
+ *	nothing about the section.
+ */
+int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
+			struct unwind_user_frame *frame, unsigned int *budget)
+{
+	/* Pairs with sframe_section_cache_alloc(): zeroed entries, cache_sets */
+	struct sframe_cache_entry *cache = smp_load_acquire(&sec->cache);
+	unsigned long off = ip - sec->text_start;
+
+	/* Below the text, @off wrapped around: one test for both ends */
+	if (off >= sec->text_end - sec->text_start || off >= U32_MAX)
+		return sframe_reject(sec, -ENOENT, "address outside the text range");
+	if (cache && sframe_cache_get(sec, cache, off + 1, frame))
+		return 0;
+	return sframe_find_uncached(sec, cache, ip, off, frame, budget);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_find_bounded);
 

@@ -8,6 +8,7 @@
 #ifndef _KERNEL_UNWIND_SFRAME_INTERNAL_H
 #define _KERNEL_UNWIND_SFRAME_INTERNAL_H
 
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/limits.h>

@@ -24,6 +24,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/task_work.h>
 #include <kunit/visibility.h>
 
 #include "sframe_registry.h"
@@ -649,6 +650,11 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 		bad = true;
 	}
 	e->bytes += sframe_section_bytes(&e->sec);
+	/* The rule cache comes with the first unwind; its room is kept now. */
+	if (!ret && e->bytes - sizeof(*e) + sframe_section_cache_bytes(&e->sec) <= room)
+		e->bytes += sframe_section_cache_bytes(&e->sec);
+	else
+		set_bit(SFRAME_ENTRY_NO_CACHE, &e->flags);
 
 	ret = mmap_write_lock_killable(mm);
 	if (ret)
@@ -807,7 +813,8 @@ int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 			c->file_base = e->file_base;
 			c->sframe_start = e->sframe_start;
 			c->sframe_end = e->sframe_end;
-			c->flags = READ_ONCE(e->flags);
+			/* The child's cache comes with its own first unwind. */
+			c->flags = READ_ONCE(e->flags) & ~BIT(SFRAME_ENTRY_CACHE_ASKED);
 			c->bytes = e->bytes;
 			e->copy = c;
 			new->nr_sections++;
@@ -879,6 +886,40 @@ static struct sframe_entry *sframe_entry_at(struct mm_struct *mm,
 	return r->entry;
 }
 
+static void sframe_cache_work(struct callback_head *work)
+{
+	struct sframe_entry *e = container_of(work, struct sframe_entry, cache_work);
+
+	/* No cache is no error: lookups go on without one. */
+	sframe_section_cache_alloc(&e->sec);
+	sframe_entry_put(e);
+}
+
+/*
+ * A section is given its rule cache when it is first looked up, so that
+ * processes never unwound pay nothing for it.  The lookup may be in NMI:
+ * the allocation waits for the task's return to user space, with a
+ * reference that keeps @e until then.
+ */
+static void sframe_want_cache(struct sframe_entry *e)
+{
+	if (likely(READ_ONCE(e->sec.cache)) ||
+	    test_bit(SFRAME_ENTRY_NO_CACHE, &e->flags) ||
+	    test_and_set_bit(SFRAME_ENTRY_CACHE_ASKED, &e->flags) ||
+	    (current->flags & PF_KTHREAD) || !refcount_inc_not_zero(&e->ref))
+		return;
+	init_task_work(&e->cache_work, sframe_cache_work);
+	/* Interrupt context may hold locks the KASAN stack record would take */
+	if (!task_work_add(current, &e->cache_work, in_nmi() ? TWA_NMI_CURRENT :
+			   in_task() ? TWA_RESUME : TWA_RESUME | TWAF_NO_ALLOC))
+		return;
+	/* Only a task past exit_mm() refuses work, and it has no mm to look in. */
+	if (in_nmi())
+		WARN_ON_ONCE(!refcount_dec_not_one(&e->ref));
+	else
+		sframe_entry_put(e);
+}
+
 /**
  * sframe_lookup() - the frame rules at a user address of the current task
  * @ip: the address.
@@ -910,6 +951,7 @@ int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
 	if (!e)
 		return -ENOENT;
 
+	sframe_want_cache(e);
 	ret = sframe_find_bounded(&e->sec, ip, frame, budget);
 	if (sframe_malformed(ret) && !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
 		sframe_report(e, ret);
@@ -942,7 +984,10 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 
 	guard(rcu)();
 	e = sframe_entry_at(current->mm, ip);
-	return e ? sframe_find_bounded(&e->sec, ip, frame, budget) : -ENOENT;
+	if (!e)
+		return -ENOENT;
+	sframe_want_cache(e);
+	return sframe_find_bounded(&e->sec, ip, frame, budget);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_nofault);
 
@@ -1022,9 +1067,9 @@ int sframe_mm_show(struct seq_file *m, struct mm_struct *mm)
 
 		if (!sframe_range_live(r))
 			continue;
-		seq_printf(m, "%lx-%lx %lx-%lx v%u fdes=%u %s ",
+		seq_printf(m, "%lx-%lx %lx-%lx v%u fdes=%u bytes=%zu %s ",
 			   r->start, r->end, e->sframe_start, e->sframe_end,
-			   e->sec.version, e->sec.num_fdes,
+			   e->sec.version, e->sec.num_fdes, sframe_section_bytes(&e->sec),
 			   test_bit(SFRAME_ENTRY_BAD, &e->flags) ? "bad" : "ok");
 		if (e->file)
 			seq_path(m, file_user_path(e->file), "\n");

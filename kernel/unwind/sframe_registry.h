@@ -10,10 +10,13 @@
 #include <linux/refcount.h>
 #include <linux/sframe.h>
 #include <linux/sframe_mm.h>
+#include <linux/types.h>
 
 /* Bits of sframe_entry.flags */
 #define SFRAME_ENTRY_BAD	0	/* found corrupt: no longer used */
 #define SFRAME_ENTRY_EXPLICIT	1	/* registered by prctl() */
+#define SFRAME_ENTRY_CACHE_ASKED 2	/* its rule cache is on its way */
+#define SFRAME_ENTRY_NO_CACHE	3	/* no room for a rule cache */
 
 /**
  * struct sframe_entry - one registered section of one address space
@@ -27,7 +30,9 @@
  *	for writing to change it).
  * @bytes: memory it holds, charged against the process's limit.
  * @copy: scratch for sframe_dup_mm(), under the old mm's mmap lock.
- * @ref: one for the owning table, one per lookup in progress.
+ * @cache_work: gives @sec its rule cache after the first lookup.
+ * @ref: one for the owning table, one per lookup in progress, one while
+ *	@cache_work is queued.
  * @rcu: frees it after lockless readers are done.
  *
  * Entries are never shared between address spaces: a forked child gets
@@ -43,6 +48,7 @@ struct sframe_entry {
 	unsigned int		nr_ranges;
 	size_t			bytes;
 	struct sframe_entry	*copy;
+	struct callback_head	cache_work;
 	refcount_t		ref;
 	struct rcu_head		rcu;
 };

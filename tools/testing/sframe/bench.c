@@ -56,6 +56,9 @@ static void bench_open(const char *path, struct sframe_loc *loc,
 	};
 	ret = sframe_section_init(sec, loc->addr, loc->size, loc->code_lo,
 				  loc->code_hi, SIZE_MAX);
+	/* As the kernel gives it once the process is first unwound */
+	if (!ret)
+		ret = sframe_section_cache_alloc(sec);
 	if (ret)
 		sframe_elf_fail("%s (%s)", sec->reason ? sec->reason : "rejected",
 				strerror(-ret));
@@ -128,7 +131,7 @@ static int bench_pcs(const char *path, const char *dist, uint64_t n, const char 
 }
 
 /* The measured loop: every PC once; what callgrind counts */
-__attribute__((noinline)) void bench_lookups(struct sframe_section *sec,
+noinline void bench_lookups(struct sframe_section *sec,
 					     const uint64_t *pcs, uint64_t n,
 					     struct bench_result *res)
 {

@@ -27,8 +27,22 @@
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
 #endif
-#define WRITE_ONCE(x, v)	((x) = (v))
+#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
+#define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define cmpxchg(p, old, new)						\
+({									\
+	typeof(*(p)) __old = (old);					\
+	__atomic_compare_exchange_n(p, &__old, new, false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
+	__old;								\
+})
 #define __uninitialized
+#define noinline		__attribute__((__noinline__))
+#define static_assert(expr)	_Static_assert(expr, #expr)
 #define EXPORT_SYMBOL_IF_KUNIT(sym)
 #define GFP_KERNEL_ACCOUNT	0
 #define ALIGN(x, a)		(((x) + (a) - 1) & ~((typeof(x))(a) - 1))
@@ -132,6 +146,7 @@ void sframe_umem_arm(void);
 void sframe_umem_disarm(void);
 
 bool sframe_shim_index_sane(const struct sframe_section *sec);
+void sframe_shim_cache_tear(struct sframe_section *sec);
 
 #define unsafe_get_user(x, ptr, label)					\
 do {									\

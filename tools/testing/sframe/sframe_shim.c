@@ -128,3 +128,14 @@ bool sframe_shim_index_sane(const struct sframe_section *sec)
 	}
 	return sec->elems[0].start <= sec->index[0].fde_off;
 }
+
+/* Every rule cache entry as a writer leaves it halfway: garbage, count odd */
+void sframe_shim_cache_tear(struct sframe_section *sec)
+{
+	unsigned int i;
+
+	for (i = 0; i < sec->cache_sets * SFRAME_CACHE_WAYS; i++) {
+		memset(sec->cache[i].rule, 0x5a, sizeof(sec->cache[i].rule));
+		sec->cache[i].seq |= 1;
+	}
+}

@@ -241,6 +241,71 @@ static void run_walk(void)
 	sframe_section_release(&sec);
 }
 
+/*
+ * The rule cache: a second lookup of an address gives what the first gave,
+ * from the cache; an entry a writer holds (odd count) or whose count moved
+ * is not used, whatever it holds.
+ */
+static void run_cache(void)
+{
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+	static char first[0x200][128];
+	struct sframe_section sec, copy;
+	size_t bytes;
+	struct sfb_layout l;
+	struct sfb_spec spec;
+	unsigned long reads;
+	unsigned int rules = 0;
+	bool same = true;
+	char got[128];
+	u32 size;
+	int pc;
+
+	sfb_base(&spec, SFRAME_ABI_AMD64_ENDIAN_LITTLE);
+	size = sfb_build(&spec, buf, USER_ADDR, text, &l);
+	if (init_at(&sec, buf, size, text - SFB_TEXT_BEFORE, text + SFB_TEXT_SIZE)) {
+		check(false, "cache_hit");
+		return;
+	}
+	/* None until asked for; asked for, it is counted */
+	bytes = sframe_section_bytes(&sec);
+	sframe_fail_alloc = true;
+	check(!sec.cache && sframe_section_cache_alloc(&sec) == -ENOMEM && !sec.cache &&
+	      sframe_section_bytes(&sec) == bytes, "cache_no_memory");
+	sframe_fail_alloc = false;
+	check(!sframe_section_cache_alloc(&sec) && sec.cache &&
+	      sframe_section_cache_bytes(&sec) == 16 * 36 &&
+	      sframe_section_bytes(&sec) == bytes + 16 * 36, "cache_counted");
+	/* A forked child's copy starts without one */
+	if (!sframe_section_copy(&copy, &sec)) {
+		check(!copy.cache && sframe_section_bytes(&copy) == bytes, "cache_not_copied");
+		sframe_section_release(&copy);
+	} else {
+		check(false, "cache_not_copied");
+	}
+
+	/* An address looked up again is answered from the cache: no user reads */
+	for (pc = 0; pc < 0x200; pc++) {
+		sframe_describe_lookup(&sec, text + pc, first[pc], sizeof(first[0]));
+		reads = sframe_umem_reads;
+		sframe_describe_lookup(&sec, text + pc, got, sizeof(got));
+		same &= !strcmp(got, first[pc]);
+		if (!strncmp(got, "cfa=", 4)) {
+			rules++;
+			same &= sframe_umem_reads == reads;
+		}
+	}
+	check(same && rules > 0x40, "cache_hit");
+
+	sframe_shim_cache_tear(&sec);
+	for (pc = 0, same = true; pc < 0x200; pc++) {
+		sframe_describe_lookup(&sec, text + pc, got, sizeof(got));
+		same &= !strcmp(got, first[pc]);
+	}
+	check(same, "cache_entry_being_written");
+	sframe_section_release(&sec);
+}
+
 /* The shim's second writer itself: each trigger stores when it should. */
 static void run_second_writer(void)
 {
@@ -596,6 +661,7 @@ int main(void)
 	run_limits();
 	run_wrap();
 	run_walk();
+	run_cache();
 	run_second_writer();
 
 	race_verdict = mmap(NULL, RACE_VERDICT_SIZE, PROT_READ | PROT_WRITE,

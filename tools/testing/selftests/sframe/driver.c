@@ -69,6 +69,7 @@ static const struct sf_test sf_tests[] = {
 	{ "check-self",		{ "sframe-check", "self" } },
 	{ "check-driver",	{ "sframe-check", "%PID" } },
 	{ "static",		{ "sf-static" } },
+	{ "rule-cache",		{ "sf-cache" } },
 	{ "pie",		{ "sf-pie" } },
 #if !defined(__s390x__)		/* binutils 2.44 has no s390x SFrame */
 	{ "pie-v2",		{ "sf-pie-v2" } },

@@ -510,6 +510,40 @@ int sf_expected(const char *pid, struct sf_set *want)
 	return ret;
 }
 
+/*
+ * Rule cache entries of a section of @fdes FDEs: one for about four, a
+ * power of two from 16 to 512 (sframe_section_cache_bytes()).
+ */
+unsigned long sf_cache_entries(unsigned long fdes)
+{
+	unsigned long n = 16;
+
+	if (!fdes)
+		return 0;
+	while (n < 512 && 4 * n < fdes)
+		n *= 2;
+	return n;
+}
+
+/*
+ * What the kernel holds for a section of @l->fdes FDEs: its index (12
+ * bytes an FDE), the fast lookup table (2 to fdes + 2 entries of 4), the
+ * elements' table when there are several (12 bytes each, at most one an
+ * FDE) and, once the process was unwound, the rule cache.  A line outside
+ * those bounds is not parsed, so it matches nothing.
+ */
+bool sf_bytes_plausible(const struct sf_line *l)
+{
+	unsigned long f = l->fdes, least = 12 * f + 8;
+
+	if (strcmp(l->state, "ok"))
+		return true;
+	if (!f)
+		return !l->bytes;
+	return l->bytes >= least &&
+	       l->bytes <= least + 4 * f + 12 * f + SF_CACHE_ENTRY * sf_cache_entries(f);
+}
+
 /* What /proc/@pid/sframe holds; -1 with errno when it cannot be read. */
 int sf_actual(const char *pid, struct sf_set *got)
 {
@@ -530,11 +564,13 @@ int sf_actual(const char *pid, struct sf_set *got)
 		memset(&l, 0, sizeof(l));
 		buf[strcspn(buf, "\n")] = '\0';
 		snprintf(l.text, sizeof(l.text), "%s", buf);
-		if (sscanf(buf, "%lx-%lx %lx-%lx v%u fdes=%lu %7s %n", &l.text_start,
-			   &l.text_end, &l.sframe_start, &l.sframe_end, &l.version,
-			   &l.fdes, l.state, &pos) == 7 && pos && buf[pos]) {
+		if (sscanf(buf, "%lx-%lx %lx-%lx v%u fdes=%lu bytes=%lu %7s %n",
+			   &l.text_start, &l.text_end, &l.sframe_start, &l.sframe_end,
+			   &l.version, &l.fdes, &l.bytes, l.state, &pos) == 8 && pos &&
+		    buf[pos] && sf_bytes_plausible(&l)) {
 			snprintf(l.path, sizeof(l.path), "%s", buf + pos);
-			l.parsed = true;
+			/* Compared without the bytes, which the oracle cannot know */
+			sf_line_format(&l);
 		}
 		sf_set_add(got, &l);
 	}

@@ -39,6 +39,7 @@ struct sf_line {
 	unsigned long	sframe_end;
 	unsigned int	version;
 	unsigned long	fdes;
+	unsigned long	bytes;			/* what /proc said; no oracle predicts it */
 	char		state[8];
 	char		path[SF_PATH_MAX];
 	char		text[SF_LINE_MAX];	/* the line as printed, no newline */
@@ -89,6 +90,10 @@ const struct sf_map *sf_maps_find(const struct sf_maps *m, unsigned long addr);
 
 bool sf_file_has_sframe(const char *path);
 int sf_expected(const char *pid, struct sf_set *want);
+/* Bytes of one rule cache entry in the kernel */
+#define SF_CACHE_ENTRY	36
+unsigned long sf_cache_entries(unsigned long fdes);
+bool sf_bytes_plausible(const struct sf_line *l);
 int sf_actual(const char *pid, struct sf_set *got);
 int sf_compare(const struct sf_set *want, const struct sf_set *got, FILE *out,
 	       const char *prefix);
