@@ -414,7 +414,8 @@ static int sframe_build_fast(struct sframe_section *sec,
 	unsigned int shift = SFRAME_FAST_MIN_SHIFT, blocks, k, i = 0;
 	u32 *fast;
 
-	while ((text_len >> shift) > sec->num_fdes)
+	/* Below 32: lookups shift 32-bit offsets by it */
+	while (shift < 31 && (text_len >> shift) > sec->num_fdes)
 		shift++;
 	blocks = (text_len >> shift) + 1;
 	if ((blocks + 1) > max_bytes / sizeof(*fast))

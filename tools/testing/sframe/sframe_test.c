@@ -183,6 +183,29 @@ static void run_limits(void)
 	free(big);
 }
 
+/* A text of 4 GiB and more: the fast lookup table's blocks stay addressable */
+static void run_big_text(void)
+{
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+	struct unwind_user_frame frame;
+	struct sframe_section sec;
+	struct sfb_layout l;
+	struct sfb_spec spec;
+	u32 size;
+
+	sfb_base(&spec, SFRAME_ABI_AMD64_ENDIAN_LITTLE);
+	spec.nfdes = 1;
+	size = sfb_build(&spec, buf, USER_ADDR, text, &l);
+	if (init_at(&sec, buf, size, text, text + (1UL << 33))) {
+		check(false, "text_of_8g");
+		return;
+	}
+	check(sec.num_fdes == 1 && sec.fast_shift < 32 && !sframe_find(&sec, text + 4, &frame) &&
+	      sframe_find(&sec, text + (1UL << 32) + 4, &frame) == -ENOENT &&
+	      sframe_find(&sec, text + 0x1000, &frame) == -ENOENT, "text_of_8g");
+	sframe_section_release(&sec);
+}
+
 /* Only user space can place text at the top of the address space. */
 static void run_wrap(void)
 {
@@ -660,6 +683,7 @@ int main(void)
 	}
 	run_limits();
 	run_wrap();
+	run_big_text();
 	run_walk();
 	run_cache();
 	run_second_writer();
