@@ -90,6 +90,13 @@ static void sframe_decode_test(struct kunit *test)
 
 	sframe_describe_lookup(&sec, ctx->text + c->pc, got, sizeof(got));
 	KUNIT_EXPECT_STREQ(test, got, c->expect);
+
+	/* With a rule cache: the lookup that fills it, then the one it answers */
+	KUNIT_ASSERT_EQ(test, sframe_section_cache_alloc(&sec), 0);
+	sframe_describe_lookup(&sec, ctx->text + c->pc, got, sizeof(got));
+	KUNIT_EXPECT_STREQ_MSG(test, got, c->expect, "filling the cache");
+	sframe_describe_lookup(&sec, ctx->text + c->pc, got, sizeof(got));
+	KUNIT_EXPECT_STREQ_MSG(test, got, c->expect, "from the cache");
 	sframe_section_release(&sec);
 }
 

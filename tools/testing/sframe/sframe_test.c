@@ -81,6 +81,12 @@ static void run_decode(const struct sframe_decode_case *c, u8 abi, const char *a
 		return;
 	}
 	sframe_describe_lookup(&sec, text + c->pc, got, sizeof(got));
+	/* With a rule cache: the lookup that fills it, then the one it answers */
+	if (!strcmp(got, c->expect) && !sframe_section_cache_alloc(&sec)) {
+		sframe_describe_lookup(&sec, text + c->pc, got, sizeof(got));
+		if (!strcmp(got, c->expect))
+			sframe_describe_lookup(&sec, text + c->pc, got, sizeof(got));
+	}
 	report(!strcmp(got, c->expect), abiname, c->name, "got \"%s\", want \"%s\"",
 	       got, c->expect);
 	sframe_section_release(&sec);
