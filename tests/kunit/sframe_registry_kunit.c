@@ -44,14 +44,17 @@ struct reg_ctx {
 static void reg_build(struct kunit *test, struct reg_ctx *ctx, u8 version)
 {
 	struct sfb_layout l;
-	struct sfb_spec s;
+	struct sfb_spec *s;
 	u8 *buf;
 
+	/* Not on the stack: with KASAN's redzones it outgrows the frame limit */
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	buf = kunit_kzalloc(test, SFB_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	sfb_base(&s, SFRAME_ABI);
-	s.version = version;
-	ctx->size = sfb_build(&s, buf, ctx->sframe, ctx->text, &l);
+	sfb_base(s, SFRAME_ABI);
+	s->version = version;
+	ctx->size = sfb_build(s, buf, ctx->sframe, ctx->text, &l);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe, buf,
 					   SFB_BUF_SIZE), 0);
 }

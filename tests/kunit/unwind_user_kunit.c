@@ -825,8 +825,10 @@ static unsigned int uw_perf_take(struct pt_regs *regs, u32 max_stack, u64 cookie
 
 	/* As in a PMU interrupt: one CPU's callchain buffer, RCU held */
 	local_irq_save(flags);
+	rcu_read_lock();
 	nr = uw_perf_copy(get_perf_callchain(regs, false, true, max_stack, false, true,
 					     cookie), ips);
+	rcu_read_unlock();
 	local_irq_restore(flags);
 	return nr;
 }

@@ -101,6 +101,8 @@ static const struct sf_test sf_tests[] = {
 	SF_PERF_DWARF("sqlite3-perf-sync", "sync"),
 	SF_PERF_DWARF("sqlite3-perf-defer", "defer"),
 	SF_PERF_DWARF("sqlite3-bpf", "bpf"),
+	/* A short run of the stress program (make stress runs it longer) */
+	{ "stress",		{ "sf-stress", "20" } },
 #if defined(__x86_64__)
 	/* Only when named: tools/testing/selftests/sframe/run boots for them. */
 	{ "bpftrace",		{ "sf-bpftrace-tool", "bpftrace", "sf-perf" } },

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-stress SECONDS: a hostile process, for a debug kernel to watch.
+ *
+ * Threads, all at once, until the time is up:
+ *   dl       dlopen() and dlclose() an SFrame library, calling into it;
+ *   jit      map JIT code and register sections for it, valid, garbage or
+ *            valid and then scribbled over while walks use them; unmap,
+ *            mremap, mprotect and MAP_FIXED-replace their text and data;
+ *   run      run that JIT code, so that samples land in it;
+ *   fork     fork children that exit at once, or exec this program;
+ *   deep     recurse thousands of frames, taking signals on an alternate
+ *            stack at the bottom;
+ *   proc     read /proc/thread-self/ustack and /proc/self/sframe;
+ * while the kernel samples every thread (task-clock, user callchains, sync
+ * and deferred) and a reader drains the rings.
+ *
+ * The kernel's console is the verdict (tools/vm-run fails a run with any
+ * splat).  Here: no operation that must succeed failed, the samples came,
+ * and once the process is gone, the sections it registered are gone too
+ * (sections, /sys/module/sframe/parameters/); a kmemleak scan, when the
+ * kernel has kmemleak, finds nothing new.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sf_perf.h"
+#include "sframe_jit.h"
+#include "sframe_test.h"
+
+#define SF_JIT_SLOTS		8
+#define SF_DEEP_FRAMES		3000
+#define SF_RING_PAGES		64
+
+/* A leaf that counts down a register and returns: no stack use */
+#if defined(__x86_64__)
+static const unsigned char sf_loop_code[] = {
+	0xb9, 0x00, 0x00, 0x01, 0x00,	/* mov $0x10000, %ecx */
+	0xff, 0xc9,			/* 1: dec %ecx */
+	0x75, 0xfc,			/* jnz 1b */
+	0xc3,				/* ret */
+};
+#elif defined(__aarch64__)
+static const unsigned int sf_loop_code[] = {
+	0x529fffe1,			/* mov w1, #0xffff */
+	0x71000421,			/* 1: subs w1, w1, #1 */
+	0x54ffffe1,			/* b.ne 1b */
+	0xd65f03c0,			/* ret */
+};
+#elif defined(__s390x__)
+static const unsigned char sf_loop_code[] = {
+	0xa7, 0x18, 0x7f, 0xff,		/* lhi %r1, 0x7fff */
+	0xa7, 0x16, 0x00, 0x00,		/* 1: brct %r1, 1b */
+	0x07, 0xfe,			/* br %r14 */
+};
+#endif
+
+struct sf_jit_slot {
+	pthread_mutex_t	lock;
+	unsigned long	text;		/* one page of code, 0 when unmapped */
+	unsigned long	data;		/* one page, the section at its start */
+	bool		registered;
+};
+
+static struct sf_jit_slot slots[SF_JIT_SLOTS];
+static atomic_bool stop;
+static atomic_ulong ops_dl, ops_jit, ops_run, ops_fork, ops_deep, ops_proc;
+static atomic_ulong samples, deferred, lost, bad;
+static unsigned long page;
+static const char *self_path;
+
+static void sf_bad(const char *what, int err)
+{
+	atomic_fetch_add(&bad, 1);
+	sf_fail("%s: %s", what, strerror(err));
+}
+
+static unsigned int sf_rand(unsigned int *seed)
+{
+	*seed = *seed * 1103515245 + 12345;
+	return *seed >> 16;
+}
+
+static void *sf_dl(void *arg)
+{
+	int (*fn)(int);
+	void *h;
+
+	while (!atomic_load(&stop)) {
+		h = dlopen("libsf-dl.so", RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			atomic_fetch_add(&bad, 1);
+			sf_fail("dlopen: %s", dlerror());
+			break;
+		}
+		fn = (int (*)(int))dlsym(h, "sf_lib_dl");
+		if (!fn || fn(2) != 42)
+			sf_bad("sf_lib_dl", EINVAL);
+		dlclose(h);
+		atomic_fetch_add(&ops_dl, 1);
+	}
+	return arg;
+}
+
+/* Fresh code and a section for it in @s, registered or not: under its lock */
+static void sf_jit_fill(struct sf_jit_slot *s, unsigned int *seed)
+{
+	struct sframe_registration reg;
+	unsigned char *data;
+	size_t len;
+	int err;
+
+	s->text = (unsigned long)mmap(NULL, page, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	s->data = (unsigned long)mmap(NULL, page, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->text == (unsigned long)MAP_FAILED || s->data == (unsigned long)MAP_FAILED) {
+		sf_bad("mmap", errno);
+		s->text = s->data = 0;
+		return;
+	}
+	memcpy((void *)s->text, sf_loop_code, sizeof(sf_loop_code));
+	__builtin___clear_cache((char *)s->text, (char *)s->text + sizeof(sf_loop_code));
+	if (mprotect((void *)s->text, page, PROT_READ | PROT_EXEC))
+		sf_bad("mprotect", errno);
+	data = (unsigned char *)s->data;
+	len = sf_jit_build(data, sf_rand(seed) % 4 ? SFRAME_VERSION_3 : SFRAME_VERSION_2,
+			   s->text, page);
+	/* One in eight is garbage from the start */
+	if (!(sf_rand(seed) % 8))
+		for (size_t i = 0; i < len; i++)
+			data[i] = sf_rand(seed);
+	sf_jit_reg(&reg, data, len, s->text, page);
+	err = sf_jit_register(&reg);
+	s->registered = !err;
+	if (err && err != EINVAL && err != EOPNOTSUPP && err != ENOSPC && err != EDQUOT)
+		sf_bad("PR_SFRAME_REGISTER", err);
+}
+
+/* One hostile change to @s, under its lock */
+static void sf_jit_change(struct sf_jit_slot *s, unsigned int *seed)
+{
+	unsigned char *data = (unsigned char *)s->data;
+	void *moved;
+
+	switch (sf_rand(seed) % 7) {
+	case 0:		/* scribble over the section while it is in use */
+		data[sf_rand(seed) % SF_JIT_SECTION_MAX] = sf_rand(seed);
+		break;
+	case 1:		/* a JIT patching its code */
+		mprotect((void *)s->text, page, PROT_READ | PROT_WRITE);
+		mprotect((void *)s->text, page, PROT_READ | PROT_EXEC);
+		break;
+	case 2:
+		/* Gone already when its data was replaced or found corrupt */
+		if (s->registered && sf_jit_unregister(s->text) && errno != ENOENT)
+			sf_bad("PR_SFRAME_UNREGISTER", errno);
+		s->registered = false;
+		break;
+	case 3:		/* the section's data replaced under it */
+		mmap((void *)s->data, page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		break;
+	case 4:		/* the text moved */
+		moved = mremap((void *)s->text, page, page, MREMAP_MAYMOVE | MREMAP_FIXED,
+			       (void *)s->data);
+		if (moved != MAP_FAILED) {
+			s->text = s->data;
+			s->data = 0;
+		}
+		__attribute__((fallthrough));	/* then start again */
+	default:	/* unmapped: the registration goes with it */
+		munmap((void *)s->text, page);
+		if (s->data)
+			munmap((void *)s->data, page);
+		s->text = s->data = 0;
+		s->registered = false;
+		break;
+	}
+}
+
+static void *sf_jit(void *arg)
+{
+	unsigned int seed = 1;
+	struct sf_jit_slot *s;
+
+	while (!atomic_load(&stop)) {
+		s = &slots[sf_rand(&seed) % SF_JIT_SLOTS];
+		pthread_mutex_lock(&s->lock);
+		if (!s->text)
+			sf_jit_fill(s, &seed);
+		else
+			sf_jit_change(s, &seed);
+		pthread_mutex_unlock(&s->lock);
+		atomic_fetch_add(&ops_jit, 1);
+	}
+	return arg;
+}
+
+/* Runs JIT code; the lock keeps it mapped executable meanwhile */
+static void *sf_run(void *arg)
+{
+	unsigned int seed = 2;
+	struct sf_jit_slot *s;
+
+	while (!atomic_load(&stop)) {
+		s = &slots[sf_rand(&seed) % SF_JIT_SLOTS];
+		if (pthread_mutex_trylock(&s->lock))
+			continue;
+		if (s->text && s->data) {
+			((void (*)(void))s->text)();
+			atomic_fetch_add(&ops_run, 1);
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	return arg;
+}
+
+static void *sf_fork(void *arg)
+{
+	unsigned int seed = 3;
+	int status;
+	pid_t pid;
+
+	while (!atomic_load(&stop)) {
+		pid = fork();
+		if (!pid) {
+			if (sf_rand(&seed) % 2)
+				execl(self_path, self_path, "--exit", (char *)NULL);
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			sf_bad("fork or its child", pid < 0 ? errno : ECHILD);
+			break;
+		}
+		atomic_fetch_add(&ops_fork, 1);
+	}
+	return arg;
+}
+
+static void sf_on_signal(int sig)
+{
+	volatile char pad[256];
+
+	pad[0] = sig;
+	(void)pad[0];
+}
+
+static __attribute__((noinline)) int sf_recurse(int depth)
+{
+	volatile char frame[48];
+
+	frame[0] = depth;
+	if (depth)
+		return sf_recurse(depth - 1) + frame[0] - depth;
+	raise(SIGUSR1);
+	return 0;
+}
+
+static void *sf_deep(void *arg)
+{
+	stack_t alt = { .ss_size = 64 * 1024 };
+	struct sigaction sa = { .sa_handler = sf_on_signal, .sa_flags = SA_ONSTACK };
+
+	alt.ss_sp = malloc(alt.ss_size);
+	if (!alt.ss_sp || sigaltstack(&alt, NULL) || sigaction(SIGUSR1, &sa, NULL)) {
+		sf_bad("sigaltstack", errno);
+		return arg;
+	}
+	while (!atomic_load(&stop)) {
+		sf_recurse(SF_DEEP_FRAMES);
+		atomic_fetch_add(&ops_deep, 1);
+	}
+	return arg;
+}
+
+static void *sf_proc(void *arg)
+{
+	static char buf[256 * 1024];
+	const char *files[] = { "/proc/thread-self/ustack", "/proc/self/sframe" };
+	int fd, i = 0;
+
+	while (!atomic_load(&stop)) {
+		fd = open(files[i++ % 2], O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) < 0)
+			sf_bad(files[(i - 1) % 2], errno);
+		if (fd >= 0)
+			close(fd);
+		atomic_fetch_add(&ops_proc, 1);
+	}
+	return arg;
+}
+
+/*
+ * Task-clock sampling of the calling thread, with user callchains, sync
+ * or deferred.  Per thread: perf maps no ring of an inherited per-task
+ * event.
+ */
+static int sf_sampler(bool defer, struct sf_perf_ring *ring)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 50000,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.exclude_callchain_kernel = 1,
+	};
+	int fd;
+
+	if (defer)
+		sf_perf_defer(&attr, true, true);
+	fd = sf_perf_open(&attr, 0, -1);
+	if (fd < 0 || !sf_perf_ring_map(ring, fd, SF_RING_PAGES)) {
+		sf_bad(defer ? "deferred sampler" : "sampler", errno);
+		return -1;
+	}
+	return fd;
+}
+
+#define SF_WORKERS	6
+
+/* Two rings a worker: sync and deferred callchains */
+static struct sf_perf_ring rings[2 * SF_WORKERS];
+static atomic_bool ring_mapped[2 * SF_WORKERS];
+
+static void *sf_drain(void *arg)
+{
+	const struct perf_event_header *h;
+	int i;
+
+	while (!atomic_load(&stop)) {
+		for (i = 0; i < 2 * SF_WORKERS; i++) {
+			if (!atomic_load(&ring_mapped[i]))
+				continue;
+			while ((h = sf_perf_ring_next(&rings[i]))) {
+				if (h->type == PERF_RECORD_SAMPLE)
+					atomic_fetch_add(&samples, 1);
+				else if (h->type == PERF_RECORD_CALLCHAIN_DEFERRED)
+					atomic_fetch_add(&deferred, 1);
+				else if (h->type == PERF_RECORD_LOST)
+					atomic_fetch_add(&lost, 1);
+			}
+		}
+		usleep(1000);
+	}
+	return arg;
+}
+
+static void *(*const workers[SF_WORKERS])(void *) = {
+	sf_dl, sf_jit, sf_run, sf_fork, sf_deep, sf_proc,
+};
+
+/* A worker, sampled while it works */
+static void *sf_worker(void *arg)
+{
+	long i = (long)arg;
+
+	if (sf_sampler(false, &rings[2 * i]) >= 0)
+		atomic_store(&ring_mapped[2 * i], true);
+	if (sf_sampler(true, &rings[2 * i + 1]) >= 0)
+		atomic_store(&ring_mapped[2 * i + 1], true);
+	return workers[i](arg);
+}
+
+static int sf_stress(double seconds)
+{
+	pthread_t threads[SF_WORKERS + 1];
+	struct timespec end;
+	long i;
+
+	page = sysconf(_SC_PAGESIZE);
+	for (i = 0; i < SF_JIT_SLOTS; i++)
+		pthread_mutex_init(&slots[i].lock, NULL);
+	/* The drain thread reads each ring once its worker mapped it */
+	pthread_create(&threads[0], NULL, sf_drain, NULL);
+	for (i = 0; i < SF_WORKERS; i++)
+		pthread_create(&threads[i + 1], NULL, sf_worker, (void *)i);
+	end.tv_sec = (time_t)seconds;
+	end.tv_nsec = (long)((seconds - end.tv_sec) * 1e9);
+	nanosleep(&end, NULL);
+	atomic_store(&stop, true);
+	for (i = 0; i <= SF_WORKERS; i++)
+		pthread_join(threads[i], NULL);
+	sf_note("ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu; samples %lu, "
+		"deferred %lu, lost records %lu", atomic_load(&ops_dl), atomic_load(&ops_jit),
+		atomic_load(&ops_run), atomic_load(&ops_fork), atomic_load(&ops_deep),
+		atomic_load(&ops_proc), atomic_load(&samples), atomic_load(&deferred),
+		atomic_load(&lost));
+	SF_CHECK(atomic_load(&samples) > 0, "no samples came");
+	SF_CHECK(atomic_load(&ops_jit) > 0 && atomic_load(&ops_dl) > 0 &&
+		 atomic_load(&ops_fork) > 0 && atomic_load(&ops_deep) > 0,
+		 "a worker made no progress");
+	return sf_failed ? 1 : 0;
+}
+
+/* New kmemleak reports since "clear"; -1 without kmemleak */
+static long sf_kmemleak(const char *cmd)
+{
+	const char *path = "/sys/kernel/debug/kmemleak";
+	char line[256];
+	long n = 0;
+	FILE *f;
+
+	mkdir("/sys/kernel/debug", 0755);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(cmd, f);
+	if (fclose(f))
+		return -1;
+	if (strcmp(cmd, "scan"))
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "unreferenced object", 19);
+	fclose(f);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	long sections0, leaks;
+	int status;
+	pid_t pid;
+
+	if (argc > 1 && !strcmp(argv[1], "--exit"))
+		return 0;
+	if (argc < 2) {
+		fprintf(stderr, "usage: sf-stress SECONDS\n");
+		return 2;
+	}
+	self_path = argv[0];
+	sections0 = sf_param_get("sections");
+	leaks = sf_kmemleak("clear");
+	pid = fork();
+	if (!pid)
+		_exit(sf_stress(atof(argv[1])));
+	SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		 !WEXITSTATUS(status), "the stressed process failed (its lines above)");
+	SF_CHECK(sf_param_get("sections") == sections0,
+		 "%ld sections registered after it exited, %ld before",
+		 sf_param_get("sections"), sections0);
+	if (leaks == 0) {
+		/* What the process held is freed after an RCU grace period */
+		sleep(2);
+		sf_kmemleak("scan");
+		leaks = sf_kmemleak("scan");
+		sf_note("kmemleak: %ld new unreferenced objects", leaks);
+		SF_CHECK(leaks == 0, "kmemleak found %ld new objects", leaks);
+	}
+	sf_exit();
+}
