@@ -23,9 +23,9 @@ struct sframe_cache_entry;
  * @index: those FDEs sorted by start address; NULL when there are none.
  * @elems: FRE sub-sections of the elements holding indexed FDEs, when
  *	there are several; NULL otherwise.
- * @fast: the fast lookup table of @index: @num_blocks + 1 entries.
+ * @fast: the fast lookup table of @index: one entry a block of text, and
+ *	one past the end.
  * @fast_shift: log2 of the bytes of text one entry of @fast covers.
- * @num_blocks: blocks of text @fast describes.
  * @cache: rules found before, by address: @cache_sets sets of two; NULL
  *	until sframe_section_cache_alloc().
  * @cache_sets: sets in @cache.
@@ -50,7 +50,6 @@ struct sframe_section {
 	struct sframe_elem_entry	*elems;
 	u32				*fast;
 	unsigned int			fast_shift;
-	unsigned int			num_blocks;
 	struct sframe_cache_entry	*cache;
 	unsigned int			cache_sets;
 	u8				version;

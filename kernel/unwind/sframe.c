@@ -405,32 +405,39 @@ static int sframe_add_elem(struct sframe_section *sec,
 	return 0;
 }
 
+/* Entries of the fast lookup table of @sec with blocks of 2^@shift bytes */
+static unsigned int sframe_fast_entries(const struct sframe_section *sec,
+					unsigned int shift)
+{
+	unsigned long text_len = min(sec->text_end - sec->text_start, 1UL << 32);
+
+	return (text_len >> shift) + 2;
+}
+
 /* The fast lookup table of @index, sorted and holding sec->num_fdes FDEs */
 static int sframe_build_fast(struct sframe_section *sec,
 			     const struct sframe_index_entry *index,
 			     size_t max_bytes)
 {
-	unsigned long text_len = min(sec->text_end - sec->text_start, 1UL << 32);
-	unsigned int shift = SFRAME_FAST_MIN_SHIFT, blocks, k, i = 0;
+	unsigned int shift = SFRAME_FAST_MIN_SHIFT, entries, k, i = 0;
 	u32 *fast;
 
 	/* Below 32: lookups shift 32-bit offsets by it */
-	while (shift < 31 && (text_len >> shift) > sec->num_fdes)
+	while (shift < 31 && sframe_fast_entries(sec, shift) - 2 > sec->num_fdes)
 		shift++;
-	blocks = (text_len >> shift) + 1;
-	if ((blocks + 1) > max_bytes / sizeof(*fast))
+	entries = sframe_fast_entries(sec, shift);
+	if (entries > max_bytes / sizeof(*fast))
 		return sframe_reject(sec, -EDQUOT, "FDE index over the allowance");
-	fast = kvmalloc_array(blocks + 1, sizeof(*fast), GFP_KERNEL_ACCOUNT);
+	fast = kvmalloc_array(entries, sizeof(*fast), GFP_KERNEL_ACCOUNT);
 	if (!fast)
 		return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
-	for (k = 0; k <= blocks; k++) {
+	for (k = 0; k < entries; k++) {
 		while (i < sec->num_fdes && index[i].start < ((u64)k << shift))
 			i++;
 		fast[k] = i;
 	}
 	sec->fast = fast;
 	sec->fast_shift = shift;
-	sec->num_blocks = blocks;
 	return 0;
 }
 
@@ -625,8 +632,8 @@ int sframe_section_copy(struct sframe_section *dst,
 	if (src->index) {
 		dst->index = kvmemdup(src->index, src->num_fdes * sizeof(*src->index),
 				      GFP_KERNEL_ACCOUNT);
-		dst->fast = kvmemdup(src->fast, (src->num_blocks + 1) * sizeof(*src->fast),
-				     GFP_KERNEL_ACCOUNT);
+		dst->fast = kvmemdup(src->fast, sframe_fast_entries(src, src->fast_shift) *
+				     sizeof(*src->fast), GFP_KERNEL_ACCOUNT);
 		if (!dst->index || !dst->fast) {
 			sframe_section_release(dst);
 			return -ENOMEM;
@@ -658,7 +665,7 @@ size_t sframe_section_bytes(const struct sframe_section *sec)
 	if (sec->index)
 		bytes += sec->num_fdes * sizeof(*sec->index);
 	if (sec->fast)
-		bytes += (sec->num_blocks + 1) * sizeof(*sec->fast);
+		bytes += sframe_fast_entries(sec, sec->fast_shift) * sizeof(*sec->fast);
 	/* Pairs with sframe_section_cache_alloc(): the cache is all there. */
 	if (smp_load_acquire(&sec->cache))
 		bytes += sframe_section_cache_bytes(sec);
@@ -855,6 +862,7 @@ static int sframe_fde_load(struct sframe_section *sec,
  */
 #define SFRAME_FRE_INFO_DATA(info)	((u8)(info) >> 1)
 #define SFRAME_FRE_DATA_BAD		0xff
+static_assert(SFRAME_FRE_CHUNK < SFRAME_FRE_DATA_BAD);
 
 static const u8 sframe_fre_data_bytes[128] = {
 	/* 1-byte words, 0 to 15 of them */
@@ -891,6 +899,39 @@ static int sframe_fre_info_bad(struct sframe_section *sec, u8 info)
 	return sframe_reject(sec, -EINVAL, "data word count no FDE type allows");
 }
 
+/* The start offset of the FRE at @fre, a copy */
+static __always_inline u32 sframe_fre_start(const struct sframe_section *sec,
+					    const u8 *fre, unsigned int addr_size)
+{
+	if (addr_size == 1)
+		return fre[0];
+	if (addr_size == 2)
+		return sframe_load(sec, u16, fre);
+	return sframe_load(sec, u32, fre);
+}
+
+/*
+ * The bytes of data words of the FRE at @fre, a copy holding @room bytes
+ * from it (at most a chunk), or an error.  SFRAME_FRE_DATA_BAD is more
+ * than any room, so one test refuses both a bad info byte and an FRE cut
+ * short.
+ */
+static __always_inline int sframe_fre_len(struct sframe_section *sec, const u8 *fre,
+					  unsigned int addr_size, unsigned long room)
+{
+	unsigned int len;
+
+	if (room < addr_size + 1)
+		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
+	len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(fre[addr_size])];
+	if (room - addr_size - 1 < len) {
+		if (len == SFRAME_FRE_DATA_BAD)
+			return sframe_fre_info_bad(sec, fre[addr_size]);
+		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
+	}
+	return len;
+}
+
 /*
  * The fixed part of the FRE at @addr, from its copy in @b (made if need
  * be), and where the next FRE begins.  After it, @b holds the whole FRE.
@@ -901,34 +942,23 @@ static __always_inline int sframe_fre_head(struct sframe_section *sec,
 					   unsigned long addr, u32 *start,
 					   u8 *info, unsigned long *next)
 {
-	unsigned int addr_size = 1U << SFRAME_FDE_INFO_FRE_TYPE(fde->info), len;
+	unsigned int addr_size = 1U << SFRAME_FDE_INFO_FRE_TYPE(fde->info);
 	const u8 *p;
-	int ret;
+	int len;
 
 	if (fde->fres_end - addr < addr_size + 1)
 		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
-	ret = sframe_fre_buf_fill(sec, b, addr, fde->fres_end, SFRAME_MAX_FRE_SIZE);
-	if (ret)
-		return ret;
+	len = sframe_fre_buf_fill(sec, b, addr, fde->fres_end, SFRAME_MAX_FRE_SIZE);
+	if (len)
+		return len;
 	p = b->data + (addr - b->addr);
-	switch (addr_size) {
-	case 1:
-		*start = p[0];
-		break;
-	case 2:
-		*start = sframe_load(sec, u16, p);
-		break;
-	default:
-		*start = sframe_load(sec, u32, p);
-		break;
-	}
+	/* What the copy holds: a whole FRE, or up to the sub-section's end */
+	len = sframe_fre_len(sec, p, addr_size,
+			     min_t(unsigned long, fde->fres_end - addr, SFRAME_MAX_FRE_SIZE));
+	if (len < 0)
+		return len;
+	*start = sframe_fre_start(sec, p, addr_size);
 	*info = p[addr_size];
-
-	len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(*info)];
-	if (len == SFRAME_FRE_DATA_BAD)
-		return sframe_fre_info_bad(sec, *info);
-	if (fde->fres_end - addr - addr_size - 1 < len)
-		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
 	*next = addr + addr_size + 1 + len;
 	return 0;
 }
@@ -987,13 +1017,12 @@ static __always_inline int sframe_scan_fres(struct sframe_section *sec,
 	/* Up to here any FRE lies whole in the copy, whatever its info says. */
 	whole = b->len - SFRAME_MAX_FRE_SIZE;
 	for (i = 0; i < n; i++) {
+		p = b->data + off;
 		if ((int)off <= whole) {
-			p = b->data + off;
-			len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(p[addr_size])];
-			if (len == SFRAME_FRE_DATA_BAD)
-				return sframe_fre_info_bad(sec, p[addr_size]);
+			/* Whole in the copy: the room is a constant */
+			ret = sframe_fre_len(sec, p, addr_size, SFRAME_MAX_FRE_SIZE);
 		} else {
-			/* The sub-section goes on past the copy: copy on. */
+			/* Short of a whole FRE, and the sub-section goes on: copy on. */
 			if (b->addr + b->len < fde->fres_end) {
 				if (match >= 0)
 					sframe_fre_words(sec, addr_size, b->data + match, raw);
@@ -1004,22 +1033,14 @@ static __always_inline int sframe_scan_fres(struct sframe_section *sec,
 					return ret;
 				off = 0;
 				whole = b->len - SFRAME_MAX_FRE_SIZE;
+				p = b->data;
 			}
-			if (b->len - off < addr_size + 1)
-				goto past_end;
-			p = b->data + off;
-			len = sframe_fre_data_bytes[SFRAME_FRE_INFO_DATA(p[addr_size])];
-			if (len == SFRAME_FRE_DATA_BAD)
-				return sframe_fre_info_bad(sec, p[addr_size]);
-			if (b->len - off - addr_size - 1 < len)
-				goto past_end;
+			ret = sframe_fre_len(sec, p, addr_size, b->len - off);
 		}
-		if (addr_size == 1)
-			start = p[0];
-		else if (addr_size == 2)
-			start = sframe_load(sec, u16, p);
-		else
-			start = sframe_load(sec, u32, p);
+		if (ret < 0)
+			return ret;
+		len = ret;
+		start = sframe_fre_start(sec, p, addr_size);
 		if (start > pc_off)
 			break;
 		/* Past @pc_off a start cannot be at or below the one before. */
@@ -1041,8 +1062,6 @@ static __always_inline int sframe_scan_fres(struct sframe_section *sec,
 	if (match >= 0)
 		sframe_fre_words(sec, addr_size, b->data + match, raw);
 	return 0;
-past_end:
-	return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
 }
 
 static int sframe_find_fre(struct sframe_section *sec, const struct sframe_fde *fde,
