@@ -45,6 +45,15 @@ enum {
 	UNWIND_USED	= BIT(UNWIND_USED_BIT),
 };
 
+/*
+ * A request after its work's callback ran (a sample on the way out) has
+ * the callback called again, but only so many times a stay: with samples
+ * closer together than a callback takes, answering every one would keep
+ * the task from ever reaching user space.  Later requests keep the cookie
+ * and get no call, as in mainline, where no request is answered twice.
+ */
+#define UNWIND_MAX_REPEATS	4
+
 void unwind_task_init(struct task_struct *task);
 void unwind_task_free(struct task_struct *task);
 
@@ -76,6 +85,7 @@ static __always_inline void unwind_reset_info(void)
 	} while (!atomic_long_try_cmpxchg(&info->unwind_mask, &bits, 0));
 	info->id.id = 0;
 	WRITE_ONCE(info->unwind_completed, 0);
+	info->repeats = 0;
 	if (info->cache) {
 		info->cache->nr_entries = 0;
 		info->cache->walked = false;

@@ -40,6 +40,8 @@ union unwind_task_id {
  *	anything was asked.
  * @unwind_completed: bits of the works whose callbacks have had this
  *	stay's stack (atomic bit operations: requests from NMI clear them).
+ * @repeats: callbacks called again this stay, for requests that came
+ *	after theirs had run; at most UNWIND_MAX_REPEATS.
  * @cache: the walked stack, allocated at the first walk.
  * @work: the task_work that walks and calls back.
  * @id: this stay's cookie, 0 until asked for.
@@ -47,6 +49,7 @@ union unwind_task_id {
 struct unwind_task_info {
 	atomic_long_t		unwind_mask;
 	unsigned long		unwind_completed;
+	unsigned int		repeats;
 	struct unwind_cache	*cache;
 	struct callback_head	work;
 	union unwind_task_id	id;

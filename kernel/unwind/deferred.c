@@ -166,12 +166,14 @@ static void unwind_deferred_task_work(struct callback_head *head)
  * space, once for all the requests it made until then, with the stack
  * walked once for all works.  A request made after the callback ran (a
  * sample taken while the task is on its way out) has it called again,
- * with the same cookie and stack, so that no request goes unanswered.
+ * with the same cookie and stack, up to UNWIND_MAX_REPEATS times a stay
+ * for all works; a request after that gets the cookie and no call.
  * Safe from NMI where cmpxchg is.
  *
  * Context: Any, with current a user task.
  * Return: 0 if the callback is queued (by this or another request);
- *	1 if this work's callback is queued already; -EINVAL for a kernel
+ *	1 if this work's callback is queued already, or ran and will not run
+ *	again this stay; -EINVAL for a kernel
  *	thread, an exiting task, a task not from user space, or a cancelled
  *	work; the error of task_work_add() otherwise.
  */
@@ -196,8 +198,14 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 	*cookie = unwind_get_cookie(info);
 
 	old = atomic_long_read(&info->unwind_mask);
-	if ((old & want) && !test_and_clear_bit(bit, &info->unwind_completed))
-		return 1;
+	if (old & want) {
+		/* Queued, or answered and out of repeats */
+		if (info->repeats >= UNWIND_MAX_REPEATS ||
+		    !test_and_clear_bit(bit, &info->unwind_completed))
+			return 1;
+		/* An NMI here sees the bit clear and returns 1: not counted twice */
+		WRITE_ONCE(info->repeats, info->repeats + 1);
+	}
 	old = atomic_long_fetch_or(want | UNWIND_PENDING | UNWIND_USED,
 				   &info->unwind_mask);
 	/* Another request (or an NMI inside this one) queued it already. */

@@ -1026,6 +1026,58 @@ static void uw_deferred_stays_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->first_ip[2], ctx->text + UW_F_END + 0x8);
 }
 
+/*
+ * Requests after the callback ran are answered UNWIND_MAX_REPEATS times a
+ * stay, then no more (samples faster than a callback would otherwise keep
+ * the task from user space); the next stay starts the count again.
+ */
+static int uw_repeats_child(void *arg)
+{
+	static struct unwind_work work;
+	struct uw_exec_args *a = arg;
+	struct kunit *test = a->test;
+	unsigned int i;
+	u64 cookie;
+
+	uw_user_regs(task_pt_regs(current), a->ip, a->sp, a->fp);
+	if (unwind_deferred_init(&work, uw_exec_callback))
+		return -EBUSY;
+	for (i = 0; i <= UNWIND_MAX_REPEATS; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, unwind_deferred_request(&work, &cookie), 0,
+				    "request %u", i);
+		unwind_deferred_task_exit(current);
+		KUNIT_EXPECT_EQ(test, a->calls, i + 1);
+	}
+	a->asked[0] = cookie;
+	KUNIT_EXPECT_EQ(test, unwind_deferred_request(&work, &a->asked[1]), 1);
+	unwind_deferred_task_exit(current);
+	KUNIT_EXPECT_EQ(test, a->calls, UNWIND_MAX_REPEATS + 1);
+
+	/* exec ends the stay: a new one, answered again */
+	unwind_deferred_task_exec(current);
+	KUNIT_EXPECT_EQ(test, unwind_deferred_request(&work, &a->asked[2]), 0);
+	unwind_deferred_task_exit(current);
+	KUNIT_EXPECT_EQ(test, a->calls, UNWIND_MAX_REPEATS + 2);
+	unwind_deferred_cancel(&work);
+	return 0;
+}
+
+static void uw_deferred_repeats_test(struct kunit *test)
+{
+	struct uw_exec_args *a;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	*a = (struct uw_exec_args){ .test = test, .ctx = test->priv };
+	a->ip = uw_three_frames(test, &a->sp, &a->fp);
+	uw_exec_now = a;
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(uw_repeats_child, a), 0);
+	/* The unanswered request still names the stay */
+	KUNIT_EXPECT_EQ(test, a->asked[1], a->asked[0]);
+	KUNIT_EXPECT_NE(test, a->asked[2], a->asked[0]);
+	KUNIT_EXPECT_EQ(test, a->cookie[2], a->asked[0]);
+}
+
 static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_sframe_chain_test),
 	KUNIT_CASE(uw_fp_fallback_test),
@@ -1046,6 +1098,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_cache_resize_test),
 	KUNIT_CASE(uw_perf_callchain_test),
 	KUNIT_CASE(uw_deferred_stays_test),
+	KUNIT_CASE(uw_deferred_repeats_test),
 	{}
 };
 

@@ -16,8 +16,9 @@
  *         all in one ring buffer: every sample of a stay, of either event,
  *         has the stay's cookie and is followed by a record with it (a
  *         sample taken after the stay's record, on the way out, by a
- *         second one); no stay reuses a cookie; >= 99.9% of >= 1,000
- *         samples get a stack exact to main.
+ *         second one, up to DEFER_MAX_RECORDS a stay; samples after the
+ *         last go unanswered); no stay reuses a cookie; >= 99.9% of
+ *         >= 1,000 answered samples get a stack exact to main.
  * exit    a child in that loop, sampled by its parent, is killed with
  *         SIGKILL: no sample, the last stay's included, goes without its
  *         record, and the records are exact to main.
@@ -26,6 +27,9 @@
  *         samples must get the stack of the call to execve(), exact to
  *         main, and the samples after the point of no return another
  *         cookie (the new program's stack, which is not checked).
+ *         Every 10 us of the child's time, the shortest period perf
+ *         gives: on a slow guest samples then come faster than records
+ *         are written, and the stays must still end.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -50,6 +54,11 @@
 #define DEFER_SAMPLES		1000
 #define DEFER_MAX_SECONDS	60
 #define DEFER_DATA_PAGES	256
+/*
+ * exec: the parent shares the guest's one CPU with a child that may take
+ * tens of thousands of samples in one execve(): room for all of them.
+ */
+#define DEFER_EXEC_PAGES	2048
 #define DEFER_EXEC_ARGS		50
 #define DEFER_EXEC_ARG_BYTES	(100 * 1024)
 #define DEFER_EXEC_STACK	(64UL << 20)	/* room for the arguments */
@@ -120,6 +129,12 @@ __attribute__((noinline)) void defer_run(unsigned int ms)
 }
 
 #define DEFER_COOKIES		64
+/*
+ * The records one stay may get: its first, and UNWIND_MAX_REPEATS more
+ * (include/linux/unwind_deferred.h) for samples taken after one.  Samples
+ * after the last go unanswered, as in mainline.
+ */
+#define DEFER_MAX_RECORDS	5
 
 struct defer_tally {
 	/* Samples waiting for their stack: all of one stay, one cookie */
@@ -130,14 +145,33 @@ struct defer_tally {
 	unsigned int		ncookies;
 	unsigned int		sync;		/* samples whose request was refused */
 	unsigned int		repeats;	/* a stay's records after its first */
+	unsigned int		stay_records;	/* the last cookie's records */
+	unsigned int		unanswered;	/* samples after their stay's last */
 	uint64_t		ids[2];		/* the two events' ids (kernel mode) */
 	unsigned int		samples, exact, records, both;
+	unsigned int		chain_stays;	/* stays whose stack is in the chain */
 	unsigned int		shown;
 };
 
 static struct defer_tally tally;
 static int defer_child_fd = -1;
 static struct sf_perf_ring ring;
+
+/*
+ * Samples waiting with the last record's cookie once that stay had all
+ * its records: the kernel answers no more, so they may wait for ever.
+ */
+static bool defer_unanswered(void)
+{
+	if (!tally.npending || !tally.ncookies ||
+	    tally.cookies[(tally.ncookies - 1) % DEFER_COOKIES] != tally.pending_cookie ||
+	    tally.stay_records != DEFER_MAX_RECORDS)
+		return false;
+	tally.unanswered += tally.npending;
+	tally.npending = 0;
+	memset(tally.pending_seen, 0, sizeof(tally.pending_seen));
+	return true;
+}
 
 /* header, ip, pid/tid, id, nr, ips: see defer_attr()'s sample_type */
 static void defer_sample(const uint64_t *rec)
@@ -154,6 +188,8 @@ static void defer_sample(const uint64_t *rec)
 		      (unsigned long long)nr))
 		return;
 	/* The samples a record answers are all of its stay. */
+	if (tally.npending && rec[6] != tally.pending_cookie)
+		defer_unanswered();
 	if (tally.npending && !SF_CHECK(rec[6] == tally.pending_cookie,
 					"a sample with cookie %#llx among samples with %#llx",
 					(unsigned long long)rec[6],
@@ -174,6 +210,8 @@ static void defer_record(const uint64_t *rec)
 	unsigned int i;
 
 	tally.records++;
+	if (tally.npending && tally.pending_cookie != cookie)
+		defer_unanswered();
 	/*
 	 * A record answers the samples before it; one taken after it in the
 	 * same stay gets a second record with the same cookie (a sample
@@ -189,7 +227,11 @@ static void defer_record(const uint64_t *rec)
 				 "cookie %#llx of an earlier stay again",
 				 (unsigned long long)cookie);
 		tally.cookies[tally.ncookies++ % DEFER_COOKIES] = cookie;
+		tally.stay_records = 0;
 	}
+	SF_CHECK(++tally.stay_records <= DEFER_MAX_RECORDS,
+		 "cookie %#llx: %u records, the kernel's bound is %u",
+		 (unsigned long long)cookie, tally.stay_records, DEFER_MAX_RECORDS);
 	if (tally.npending)
 		SF_CHECK(tally.pending_cookie == cookie,
 			 "samples with cookie %#llx before the record of %#llx",
@@ -209,8 +251,10 @@ static void defer_record(const uint64_t *rec)
 	 */
 	in_chain = nr && sf_perf_in_chain(defer_chain, sf_perf_sym(ips[0], false));
 	exact = in_chain && sf_perf_chain_exact(defer_chain, ips, nr);
-	if (in_chain)
+	if (in_chain) {
 		tally.samples += tally.npending;
+		tally.chain_stays++;
+	}
 	if (exact)
 		tally.exact += tally.npending;
 	else if (in_chain && tally.shown++ < 3)
@@ -284,12 +328,13 @@ static bool defer_setup(void)
 
 static void defer_summary(const char *what)
 {
-	SF_CHECK(!tally.npending, "%u samples never got their stacks", tally.npending);
+	SF_CHECK(!tally.npending || defer_unanswered(), "%u samples never got their stacks",
+		 tally.npending);
 	if (SF_CHECK(tally.exact * 1000ULL >= tally.samples * 999ULL,
 		     "%u of %u samples exact to main", tally.exact, tally.samples))
-		sf_note("%s: %u of %u samples exact to main; %u stays, %u records, %u of them repeats no sample waited for",
+		sf_note("%s: %u of %u samples exact to main; %u stays, %u records, %u of them repeats no sample waited for; %u samples after their stay's last record",
 			what, tally.exact, tally.samples, tally.ncookies, tally.records,
-			tally.repeats);
+			tally.repeats, tally.unanswered);
 }
 
 __attribute__((noinline)) void defer_kernel(void)
@@ -359,7 +404,8 @@ __attribute__((noinline)) pid_t defer_child(uint64_t config, uint64_t period_ns)
 		return -1;
 	fd = defer_open(config, period_ns, true, true, pid);
 	defer_child_fd = fd;
-	if (fd < 0 || !sf_perf_ring_map(&ring, fd, DEFER_DATA_PAGES) ||
+	if (fd < 0 || !sf_perf_ring_map(&ring, fd, defer_exec_argv ? DEFER_EXEC_PAGES :
+								  DEFER_DATA_PAGES) ||
 	    !SF_CHECK(!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) && write(p[1], "g", 1) == 1,
 		      "enable, write: %m")) {
 		kill(pid, SIGKILL);
@@ -428,7 +474,8 @@ __attribute__((noinline)) void defer_exec(void)
 		 "the child's exec failed: %#x", status);
 	defer_drain();
 	defer_no_loss(&defer_child_fd, 1);
-	SF_CHECK(!tally.npending, "%u samples with cookie %#llx never got their stacks (%u records, last %#llx; %u sync)",
+	SF_CHECK(!tally.npending || defer_unanswered(),
+		 "%u samples with cookie %#llx never got their stacks (%u records, last %#llx; %u sync)",
 		 tally.npending, (unsigned long long)tally.pending_cookie, tally.records,
 		 (unsigned long long)
 		 tally.cookies[(tally.ncookies + DEFER_COOKIES - 1) % DEFER_COOKIES],
@@ -437,8 +484,9 @@ __attribute__((noinline)) void defer_exec(void)
 		 tally.exact, tally.samples);
 	if (SF_CHECK(tally.exact, "no sample got the stack of the call to execve() (%u stays)",
 		     tally.ncookies))
-		sf_note("exec: %u samples before the point of no return got the old program's stack, exact to main (%u stays in all)",
-			tally.exact, tally.ncookies);
+		sf_note("exec: %u samples before the point of no return got the old program's stack, exact to main, in %u stays (%u stays, %u records in all; %u samples after their stay's last record)",
+			tally.exact, tally.chain_stays, tally.ncookies, tally.records,
+			tally.unanswered);
 }
 
 int main(int argc, char **argv)
