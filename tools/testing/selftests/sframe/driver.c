@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframe-selftests [NAME...]: runs each test program of this directory in
- * turn, in the guest, and prints one TAP line per test, then
- * "N passed, N failed".
+ * sframe-selftests [--repeat N] [NAME...]: runs each test program of this
+ * directory in turn (N times over), in the guest, and prints one TAP line
+ * per test, then "N passed, N failed".
  *
  * Each test runs in its own process group with a time limit, its output
  * collected through a pipe: a failing test's output is shown as "# "
@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 
 #define SF_TEST_SECONDS		60
 #define SF_LEAK_WAIT_MS		2000
+#define SF_DIE_WAIT_MS		10000
 #define SF_MAX_ARGS		8
 
 struct sf_test {
@@ -168,8 +170,7 @@ static void sf_child(const struct sf_test *t, int out)
  * Reads the test's output until it closes the pipe or its time is up;
  * keeps the output for a failure report and the first FAIL: line.
  */
-static bool sf_collect(int fd, pid_t pid, unsigned int seconds, char **out,
-		       size_t *len)
+static bool sf_collect(int fd, unsigned int seconds, char **out, size_t *len)
 {
 	long deadline = sf_now_ms() + seconds * 1000L;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -179,10 +180,8 @@ static bool sf_collect(int fd, pid_t pid, unsigned int seconds, char **out,
 	for (;;) {
 		long left = deadline - sf_now_ms();
 
-		if (left <= 0) {
-			kill(-pid, SIGKILL);
+		if (left <= 0)
 			return false;
-		}
 		if (poll(&pfd, 1, left) <= 0)
 			continue;
 		n = read(fd, buf, sizeof(buf));
@@ -219,6 +218,108 @@ static void sf_show(const char *out, bool all, char *reason, size_t reason_len)
 	}
 }
 
+/* The process group of /proc/@pid/stat, or -1; its state in @state */
+static long sf_proc_group(int pid, char *state)
+{
+	char path[64], buf[512], *p;
+	long pgrp = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* pid (comm) state ppid pgrp: comm may hold spaces and ')' */
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	if (!p || sscanf(p + 1, " %c %*d %ld", state, &pgrp) != 2)
+		pgrp = -1;
+	fclose(f);
+	return pgrp;
+}
+
+/* Prints a file of /proc/@pid as "# " lines; its first line in @first */
+static void sf_proc_show(int pid, const char *file, char *first, int len)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%.16s", pid, file);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		printf("#     %s\n", line);
+		if (first && !first[0])
+			snprintf(first, len, "%.*s", len - 1, line);
+	}
+	fclose(f);
+}
+
+/*
+ * Counts the live processes left in group @pgrp (zombies hold nothing);
+ * with @where, shows what each is doing in the kernel (state, wait
+ * channel, kernel stack) and names the first and its innermost frame
+ * there.
+ */
+static int sf_group(pid_t pgrp, char *where, size_t len)
+{
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	if (where)
+		where[0] = '\0';
+	dir = opendir("/proc");
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		char comm[20] = "", top[64] = "", state = '?';
+		int pid = atoi(d->d_name);
+
+		if (pid <= 0 || sf_proc_group(pid, &state) != pgrp || state == 'Z')
+			continue;
+		if (n++, !where)
+			continue;
+		printf("# pid %d, state %c:\n", pid, state);
+		sf_proc_show(pid, "comm", comm, sizeof(comm));
+		sf_proc_show(pid, "wchan", NULL, 0);
+		sf_proc_show(pid, "stack", top, sizeof(top));
+		if (n == 1)
+			snprintf(where, len, "%d %s, state %c, %s", pid, comm, state,
+				 top[0] ? top : "no kernel stack");
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * After a timeout: where the test's first process is stuck goes into the
+ * report, and a group that outlives SIGKILL is a failure of its own (the
+ * next test's leak check would blame itself otherwise).
+ */
+static void sf_timed_out(pid_t pgrp, unsigned int seconds, char *reason, size_t len)
+{
+	long deadline = sf_now_ms() + SF_DIE_WAIT_MS;
+	char where[160];
+
+	printf("# the test's processes at the timeout:\n");
+	sf_group(pgrp, where, sizeof(where));
+	snprintf(reason, len, "no result within %u s; first: %s", seconds,
+		 where[0] ? where : "none left");
+	kill(-pgrp, SIGKILL);
+	while (sf_now_ms() < deadline) {
+		while (waitpid(-pgrp, NULL, WNOHANG) > 0)
+			;
+		if (!sf_group(pgrp, NULL, 0))
+			return;
+		usleep(100000);
+	}
+	printf("# still there %d s after SIGKILL:\n", SF_DIE_WAIT_MS / 1000);
+	sf_group(pgrp, where, sizeof(where));
+	snprintf(reason, len, "no result within %u s; unkillable: %s", seconds, where);
+}
+
 static long sf_sections(void)
 {
 	return sf_param_get("sections");
@@ -241,11 +342,11 @@ static void sf_run(const struct sf_test *t)
 {
 	unsigned int seconds = strncmp(t->argv[0], "sf-perf-", 8) ? SF_TEST_SECONDS :
 			       SF_PERF_TOOL_SECONDS;
-	char reason[256] = "", *out = NULL;
+	char reason[256] = "", late[256] = "", *out = NULL;
 	long before, after;
 	bool in_time, ok;
 	size_t len = 0;
-	int pipefd[2], status;
+	int pipefd[2], status = 0;
 	pid_t pid;
 
 	before = sf_sections();
@@ -267,7 +368,9 @@ static void sf_run(const struct sf_test *t)
 	}
 	setpgid(pid, pid);	/* also here: no race with the child's own call */
 	close(pipefd[1]);
-	in_time = sf_collect(pipefd[0], pid, seconds, &out, &len);
+	in_time = sf_collect(pipefd[0], seconds, &out, &len);
+	if (!in_time)
+		sf_timed_out(pid, seconds, late, sizeof(late));
 	close(pipefd[0]);
 	waitpid(pid, &status, 0);
 	/* Whatever the test left behind in its group goes too. */
@@ -278,7 +381,7 @@ static void sf_run(const struct sf_test *t)
 	ok = in_time && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	sf_show(out, !ok, reason, sizeof(reason));
 	if (!in_time)
-		snprintf(reason, sizeof(reason), "no result within %u s", seconds);
+		snprintf(reason, sizeof(reason), "%s", late);
 	else if (WIFSIGNALED(status))
 		snprintf(reason, sizeof(reason), "killed by signal %d (%s)", WTERMSIG(status),
 			 strsignal(WTERMSIG(status)));
@@ -310,13 +413,20 @@ static bool sf_selected(const struct sf_test *t, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	int ntests = ARRAY_SIZE(sf_tests), i, planned = 0;
+	int ntests = ARRAY_SIZE(sf_tests), i, planned = 0, repeat = 1, round;
 	long start, end;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* --repeat N: each test N times over, to catch what fails rarely */
+	if (argc > 2 && !strcmp(argv[1], "--repeat")) {
+		repeat = atoi(argv[2]);
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
 	for (i = 0; i < ntests; i++)
 		planned += sf_selected(&sf_tests[i], argc, argv);
-	printf("1..%d\n", planned + 1);
+	printf("1..%d\n", planned * repeat + 1);
 
 	if (access("/proc/self/sframe", R_OK))
 		printf("# /proc/self/sframe: %s: this kernel has no SFrame registry\n",
@@ -325,9 +435,10 @@ int main(int argc, char **argv)
 	if (start < 0)
 		printf("# %ssections: %s: leak checks are off\n", SF_PARAM_DIR, strerror(errno));
 
-	for (i = 0; i < ntests; i++)
-		if (sf_selected(&sf_tests[i], argc, argv))
-			sf_run(&sf_tests[i]);
+	for (round = 0; round < repeat; round++)
+		for (i = 0; i < ntests; i++)
+			if (sf_selected(&sf_tests[i], argc, argv))
+				sf_run(&sf_tests[i]);
 
 	/* All of it, once more: per-test checks miss a leak from a failed test. */
 	end = sf_sections();
