@@ -36,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,9 @@ static void perf_drain(struct sf_perf_ring *ring, struct perf_tally *t)
 #define BPF_IDS			4096	/* stack ids are below the map's size */
 #define BPF_FAILED		BPF_IDS
 #define BPF_TOTAL		(BPF_IDS + 1)
+/* Two stacks in one bucket: the map's limit, not the unwinder's failure */
+#define BPF_COLLIDED		(BPF_IDS + 2)
+#define BPF_COUNTS		(BPF_IDS + 3)
 
 static int bpf_stacks = -1, bpf_counts = -1;
 
@@ -208,8 +212,10 @@ static int bpf_stacks = -1, bpf_counts = -1;
 	BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD)
 
 /*
- * Each sample: id = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK), counted.
- * The maps must exist: their descriptors are in the instructions.
+ * Each sample: id = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK), counted;
+ * an error is counted under BPF_COLLIDED when it is -EEXIST (the stack's
+ * bucket holds another), under BPF_FAILED otherwise.  The maps must exist:
+ * their descriptors are in the instructions.
  */
 static int bpf_program(void)
 {
@@ -217,8 +223,11 @@ static int bpf_program(void)
 		SF_BPF_MAP_FD(2, bpf_stacks),	/* r1: the context */
 		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, BPF_F_USER_STACK),
 		BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_stackid),
-		BPF_INSN(BPF_JMP | BPF_JSGE | BPF_K, 0, 0, 1, 0),
+		BPF_INSN(BPF_JMP | BPF_JSGE | BPF_K, 0, 0, 4, 0),
+		BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, -EEXIST),
 		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, BPF_FAILED),
+		BPF_INSN(BPF_JMP | BPF_JA, 0, 0, 1, 0),
+		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, BPF_COLLIDED),
 		BPF_INSN(BPF_STX | BPF_MEM | BPF_W, 10, 0, -4, 0),
 		BPF_COUNT_KEY_AT_FP_4,
 		BPF_INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, BPF_TOTAL),
@@ -260,6 +269,14 @@ static void bpf_drain(struct perf_tally *t)
 	if (!SF_CHECK(!count, "%s: bpf_get_stackid() failed %llu times", t->name,
 		      (unsigned long long)count))
 		perf_stack(t, ips, 0, count);
+	/* Collisions hide stacks from the check: only a few may. */
+	count = bpf_count(BPF_COLLIDED);
+	SF_CHECK(count * 100 <= bpf_count(BPF_TOTAL),
+		 "%s: %llu of %llu stacks collided in the stack map", t->name,
+		 (unsigned long long)count, (unsigned long long)bpf_count(BPF_TOTAL));
+	if (count)
+		sf_note("%s: %llu stacks collided in the stack map, not counted", t->name,
+			(unsigned long long)count);
 }
 
 __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid),
@@ -305,7 +322,7 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 		return;
 	if (perf_bpf) {
 		bpf_stacks = sf_bpf_map(BPF_MAP_TYPE_STACK_TRACE, BPF_DEPTH * 8, BPF_IDS);
-		bpf_counts = sf_bpf_map(BPF_MAP_TYPE_ARRAY, 8, BPF_TOTAL + 1);
+		bpf_counts = sf_bpf_map(BPF_MAP_TYPE_ARRAY, 8, BPF_COUNTS);
 		if (!SF_CHECK(bpf_stacks >= 0 && bpf_counts >= 0, "BPF maps: %m"))
 			goto out;
 		prog = bpf_program();
