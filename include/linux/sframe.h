@@ -103,6 +103,14 @@ struct sframe_fre {
 /* 3 MiB of index at most, charged to the process */
 #define SFRAME_MAX_INDEX_FDES		(256 * 1024)
 
+/*
+ * What a process makes the kernel allocate for its sections: charged to
+ * its memory cgroup, and at the cgroup's limit a failure (-ENOMEM to the
+ * process), never an OOM kill in the cgroup or a warning, since the
+ * process picks the sizes.
+ */
+#define SFRAME_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 /**
  * sframe_search() - the last of @n sorted start addresses at or below @key
  * @n: number of entries.

@@ -72,7 +72,9 @@ static struct unwind_cache *unwind_cache_get(struct unwind_task_info *info)
 
 	if (cache && (cache->walked || cache->max_entries == max))
 		return cache;
-	cache = kvzalloc(struct_size(cache, entries, max), GFP_KERNEL_ACCOUNT);
+	/* A task at its cgroup's limit goes without a stack, not OOM-killed */
+	cache = kvzalloc(struct_size(cache, entries, max),
+			 GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!cache)
 		return info->cache;
 	cache->max_entries = max;

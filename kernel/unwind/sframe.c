@@ -304,7 +304,7 @@ static int sframe_reserve(struct sframe_section *sec, void **array, size_t size,
 		return sframe_reject(sec, -EDQUOT, "FDE index over the allowance");
 	n = max(need, min_t(unsigned int, 2 * *room, max_n));
 	n = min_t(size_t, n, max_bytes / size);
-	bigger = kvmalloc_array(n, size, GFP_KERNEL_ACCOUNT);
+	bigger = kvmalloc_array(n, size, SFRAME_GFP);
 	if (!bigger)
 		return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
 	if (done)
@@ -318,7 +318,7 @@ static int sframe_reserve(struct sframe_section *sec, void **array, size_t size,
 /* @array, holding @n entries of @size bytes, in an allocation of just that */
 static void *sframe_shrink(void *array, size_t size, unsigned int n)
 {
-	void *exact = kvmalloc_array(n, size, GFP_KERNEL_ACCOUNT);
+	void *exact = kvmalloc_array(n, size, SFRAME_GFP);
 
 	if (exact)
 		memcpy(exact, array, n * size);
@@ -428,7 +428,7 @@ static int sframe_build_fast(struct sframe_section *sec,
 	entries = sframe_fast_entries(sec, shift);
 	if (entries > max_bytes / sizeof(*fast))
 		return sframe_reject(sec, -EDQUOT, "FDE index over the allowance");
-	fast = kvmalloc_array(entries, sizeof(*fast), GFP_KERNEL_ACCOUNT);
+	fast = kvmalloc_array(entries, sizeof(*fast), SFRAME_GFP);
 	if (!fast)
 		return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
 	for (k = 0; k < entries; k++) {
@@ -631,9 +631,9 @@ int sframe_section_copy(struct sframe_section *dst,
 	dst->cache_sets = 0;
 	if (src->index) {
 		dst->index = kvmemdup(src->index, src->num_fdes * sizeof(*src->index),
-				      GFP_KERNEL_ACCOUNT);
+				      SFRAME_GFP);
 		dst->fast = kvmemdup(src->fast, sframe_fast_entries(src, src->fast_shift) *
-				     sizeof(*src->fast), GFP_KERNEL_ACCOUNT);
+				     sizeof(*src->fast), SFRAME_GFP);
 		if (!dst->index || !dst->fast) {
 			sframe_section_release(dst);
 			return -ENOMEM;
@@ -641,7 +641,7 @@ int sframe_section_copy(struct sframe_section *dst,
 	}
 	if (src->elems) {
 		dst->elems = kvmemdup(src->elems, src->num_elems * sizeof(*src->elems),
-				      GFP_KERNEL_ACCOUNT);
+				      SFRAME_GFP);
 		if (!dst->elems) {
 			sframe_section_release(dst);
 			return -ENOMEM;
@@ -719,7 +719,7 @@ int sframe_section_cache_alloc(struct sframe_section *sec)
 
 	if (!n || sec->cache)
 		return 0;
-	cache = kvmalloc_array(n, sizeof(*cache), GFP_KERNEL_ACCOUNT);
+	cache = kvmalloc_array(n, sizeof(*cache), SFRAME_GFP);
 	if (!cache)
 		return -ENOMEM;
 	memset(cache, 0, n * sizeof(*cache));

@@ -19,6 +19,7 @@
 #include <linux/hashtable.h>
 #include <linux/iversion.h>
 #include <linux/list.h>
+#include <linux/sframe.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <uapi/linux/sframe.h>
@@ -135,7 +136,7 @@ static int sframe_elf_read(struct file *file, struct sframe_elf_info *info)
 	size = eh.e_phnum * sizeof(struct elf64_phdr);
 	if (eh.e_phoff > i_size_read(file_inode(file)) - size)
 		return 0;
-	phdrs = kmalloc(size, GFP_KERNEL_ACCOUNT);
+	phdrs = kmalloc(size, SFRAME_GFP);
 	if (!phdrs)
 		return -ENOMEM;
 	pos = eh.e_phoff;
@@ -154,7 +155,7 @@ static void sframe_elf_remember(const struct sframe_elf_key *key,
 {
 	struct sframe_elf_cached *c, *old = NULL;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	c = kmalloc(sizeof(*c), SFRAME_GFP);
 	if (!c)
 		return;
 	c->key = *key;

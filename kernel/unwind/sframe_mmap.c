@@ -129,7 +129,7 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
 	if (mm != current->mm ||
 	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
 		return;
-	w = kmalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	w = kmalloc(sizeof(*w), SFRAME_GFP);
 	if (!w)
 		return;
 	init_task_work(&w->work, func);

@@ -75,7 +75,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_live_sections);
 
 static struct sframe_entry *sframe_entry_alloc(void)
 {
-	struct sframe_entry *e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	struct sframe_entry *e = kzalloc(sizeof(*e), SFRAME_GFP);
 
 	if (!e)
 		return NULL;
@@ -120,7 +120,7 @@ static struct sframe_table *sframe_table_alloc(unsigned int nr_ranges)
 {
 	struct sframe_table *t;
 
-	t = kvmalloc(sframe_table_bytes(nr_ranges), GFP_KERNEL_ACCOUNT);
+	t = kvmalloc(sframe_table_bytes(nr_ranges), SFRAME_GFP);
 	if (t)
 		t->nr_ranges = nr_ranges;
 	return t;

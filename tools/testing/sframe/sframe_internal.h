@@ -45,6 +45,8 @@
 #define static_assert(expr)	_Static_assert(expr, #expr)
 #define EXPORT_SYMBOL_IF_KUNIT(sym)
 #define GFP_KERNEL_ACCOUNT	0
+#define __GFP_RETRY_MAYFAIL	0
+#define __GFP_NOWARN		0
 #define ALIGN(x, a)		(((x) + (a) - 1) & ~((typeof(x))(a) - 1))
 #define max(a, b)		((a) > (b) ? (a) : (b))
 #define min(a, b)		((a) < (b) ? (a) : (b))
