@@ -97,6 +97,10 @@ typedef bool (*unwind_user_consume_fn)(void *cookie, unsigned long addr);
 #ifndef UNWIND_USER_FP_CFA_ADJUST
 #define UNWIND_USER_FP_CFA_ADJUST	0
 #endif
+#ifndef unwind_user_addr_end
+/* No return address, SP or signal-frame IP of the task lies at or above */
+#define unwind_user_addr_end()		TASK_SIZE
+#endif
 #ifndef UNWIND_USER_ENTRY_INSN_BYTES
 /* No way to tell a function's first instruction */
 #define UNWIND_USER_ENTRY_INSN_BYTES	0

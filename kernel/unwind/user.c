@@ -160,7 +160,7 @@ static int unwind_user_step(struct unwind_user_state *state,
 		state->done = true;
 		return 0;
 	}
-	if (ra >= TASK_SIZE || (ra >= state->stack_low && ra <= cfa))
+	if (ra >= unwind_user_addr_end() || (ra >= state->stack_low && ra <= cfa))
 		return -EINVAL;
 
 	state->ip = ra;
@@ -251,7 +251,7 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 static int unwind_user_next_signal(struct unwind_user_state *state)
 {
 	const struct unwind_user_sigframe *sf = NULL;
-	unsigned long ctx, ip, sp, fp, ra = 0;
+	unsigned long ctx, ip, sp, fp, end, ra = 0;
 	unsigned int i, len = 0;
 	u8 code[sizeof(sf->code)];
 
@@ -276,7 +276,8 @@ static int unwind_user_next_signal(struct unwind_user_state *state)
 	    (UNWIND_USER_SIGCONTEXT_RA >= 0 &&
 	     unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_RA, &ra)))
 		return -EINVAL;
-	if (!ip || ip >= TASK_SIZE || sp >= TASK_SIZE || (sp & (state->ws - 1)))
+	end = unwind_user_addr_end();
+	if (!ip || ip >= end || sp >= end || (sp & (state->ws - 1)))
 		return -EINVAL;
 
 	state->ip = ip;

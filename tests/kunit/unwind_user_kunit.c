@@ -424,6 +424,21 @@ static unsigned long uw_ra_kernel(struct uw_ctx *ctx)
 	return max(TASK_SIZE, -(unsigned long)SZ_1G);
 }
 
+/*
+ * The first address past the task's address space on s390, whose
+ * TASK_SIZE is all of the 64-bit space but whose tasks map nothing at or
+ * above their ASCE's limit (unwind_user_addr_end()); elsewhere TASK_SIZE
+ * is that limit, and kernel_address covers it.
+ */
+static unsigned long uw_ra_past_mm(struct uw_ctx *ctx)
+{
+#ifdef CONFIG_S390
+	return READ_ONCE(current->mm->context.asce_limit);
+#else
+	return uw_ra_kernel(ctx);
+#endif
+}
+
 static unsigned long uw_ra_top(struct uw_ctx *ctx)
 {
 	return ~0UL & ~7UL;
@@ -441,6 +456,7 @@ static unsigned long uw_ra_zero(struct uw_ctx *ctx)
 
 static const struct uw_bad_ra uw_bad_ras[] = {
 	{ "kernel_address",	uw_ra_kernel,	false },
+	{ "past_the_mm",	uw_ra_past_mm,	false },
 	{ "top_of_memory",	uw_ra_top,	false },
 	{ "into_the_stack",	uw_ra_stack,	false },
 	{ "zero",		uw_ra_zero,	true },

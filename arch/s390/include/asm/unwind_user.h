@@ -4,6 +4,7 @@
 
 #include <linux/compat.h>
 #include <linux/fpu.h>
+#include <linux/minmax.h>
 #include <linux/array_size.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -93,6 +94,15 @@ static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum
 }
 
 #define unwind_user_strip_ra(ra)	(ra)
+
+/*
+ * TASK_SIZE is all of the 64-bit space (the kernel has a space of its
+ * own), but a task maps nothing at or above its ASCE's limit, which
+ * grows only when it maps higher: a word beyond it is no return address.
+ */
+#define unwind_user_addr_end()						\
+	min_t(unsigned long, TASK_SIZE,					\
+	      current->mm ? READ_ONCE(current->mm->context.asce_limit) : 0)
 
 /*
  * The signal frames of arch/s390/kernel/signal.c: a handler without
