@@ -26,6 +26,26 @@
 #define SF_JIT_CFA_WORD		0	/* CFA = SP at function entry */
 #endif
 
+/* A leaf that counts down a register and returns: no stack use */
+const unsigned char sf_jit_loop_code[] = {
+#if defined(__x86_64__)
+	0xb9, 0x00, 0x00, 0x01, 0x00,	/* mov $0x10000, %ecx */
+	0xff, 0xc9,			/* 1: dec %ecx */
+	0x75, 0xfc,			/* jnz 1b */
+	0xc3,				/* ret */
+#elif defined(__aarch64__)
+	0xe1, 0xff, 0x9f, 0x52,		/* mov w1, #0xffff */
+	0x21, 0x04, 0x00, 0x71,		/* 1: subs w1, w1, #1 */
+	0xe1, 0xff, 0xff, 0x54,		/* b.ne 1b */
+	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+#elif defined(__s390x__)
+	0xa7, 0x18, 0x7f, 0xff,		/* lhi %r1, 0x7fff */
+	0xa7, 0x16, 0x00, 0x00,		/* 1: brct %r1, 1b */
+	0x07, 0xfe,			/* br %r14 */
+#endif
+};
+const size_t sf_jit_loop_size = sizeof(sf_jit_loop_code);
+
 /* FRE info: CFA from SP, one data word of one byte */
 #define SF_JIT_FRE_INFO		(1 | 1 << 1 | SFRAME_FRE_DATAWORD_1B << 5)
 
@@ -89,6 +109,60 @@ size_t sf_jit_build(void *buf, unsigned int version, unsigned long text,
 	}
 	memcpy(p, &h, sizeof(h));
 	return len;
+}
+
+/*
+ * A V3 section of @n FDEs, FDE i covering byte i of @text, each with an
+ * FRE of its own: a section whose index is as large as its FDE table.
+ * sf_jit_many_size(@n) is its size, the room it needs at @buf.
+ */
+size_t sf_jit_many_size(unsigned int n)
+{
+	return sizeof(struct sframe_header) +
+	       n * (sizeof(struct sframe_fde_v3) + sizeof(struct sframe_fda_v3) + 3);
+}
+
+size_t sf_jit_build_many(void *buf, unsigned long text, unsigned int n)
+{
+	unsigned char fre[3] = { 0, SF_JIT_FRE_INFO, SF_JIT_CFA_WORD };
+	const size_t fre_block = sizeof(struct sframe_fda_v3) + sizeof(fre);
+	unsigned char *p = buf, *fdes = p + sizeof(struct sframe_header);
+	unsigned char *fres = fdes + n * sizeof(struct sframe_fde_v3);
+	struct sframe_header h = {
+		.preamble = {
+			.magic = SFRAME_MAGIC,
+			.version = SFRAME_VERSION_3,
+			.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
+		},
+		.abi_arch = SF_ABI_NATIVE,
+		.cfa_fixed_ra_offset = SF_JIT_FIXED_RA,
+		.num_fdes = n,
+		.num_fres = n,
+		.fdes_off = 0,
+		.fres_off = n * sizeof(struct sframe_fde_v3),
+		.fre_len = n * fre_block,
+	};
+	struct sframe_fda_v3 attr = {
+		.num_fres = 1,
+		.info = SFRAME_FRE_TYPE_ADDR1,
+		.info2 = SFRAME_FDE_TYPE_DEFAULT,
+	};
+	unsigned int i;
+
+	memcpy(p, &h, sizeof(h));
+	for (i = 0; i < n; i++) {
+		unsigned char *at = fdes + i * sizeof(struct sframe_fde_v3);
+		struct sframe_fde_v3 fde = {
+			.func_start = (long)(text + i - (unsigned long)at),
+			.func_size = 1,
+			.fres_off = i * fre_block,
+		};
+
+		memcpy(at, &fde, sizeof(fde));
+		memcpy(fres + i * fre_block, &attr, sizeof(attr));
+		memcpy(fres + i * fre_block + sizeof(attr), fre, sizeof(fre));
+	}
+	return sf_jit_many_size(n);
 }
 
 void sf_jit_reg(struct sframe_registration *reg, const void *sframe, size_t sframe_size,

@@ -20,8 +20,14 @@
 /* Room for the largest section sf_jit_build() writes */
 #define SF_JIT_SECTION_MAX	64
 
+/* The code of a leaf that spins a while and returns, for JIT text pages */
+extern const unsigned char sf_jit_loop_code[];
+extern const size_t sf_jit_loop_size;
+
 size_t sf_jit_build(void *buf, unsigned int version, unsigned long text,
 		    unsigned long size);
+size_t sf_jit_many_size(unsigned int n);
+size_t sf_jit_build_many(void *buf, unsigned long text, unsigned int n);
 void sf_jit_reg(struct sframe_registration *reg, const void *sframe, size_t sframe_size,
 		unsigned long text, unsigned long text_size);
 int sf_jit_register(const void *reg);

@@ -12,14 +12,19 @@
  *   deep     recurse thousands of frames, taking signals on an alternate
  *            stack at the bottom;
  *   proc     read /proc/thread-self/ustack and /proc/self/sframe;
+ *   plant    spin on planted stacks (sf_plant.c): kernel addresses,
+ *            cycles, a hole, misaligned words;
  * while the kernel samples every thread (task-clock, user callchains, sync
- * and deferred) and a reader drains the rings.
+ * and deferred, and a BPF program taking bpf_get_stack()) and a reader
+ * drains the rings.
  *
  * The kernel's console is the verdict (tools/vm-run fails a run with any
  * splat).  Here: no operation that must succeed failed, the samples came,
- * and once the process is gone, the sections it registered are gone too
- * (sections, /sys/module/sframe/parameters/); a kmemleak scan, when the
- * kernel has kmemleak, finds nothing new.
+ * no user callchain (perf's or BPF's) is longer than its bound or holds an
+ * address beyond user space (sf_plant.h), and once the process is gone,
+ * the sections it registered are gone too (sections,
+ * /sys/module/sframe/parameters/); a kmemleak scan, when the kernel has
+ * kmemleak, finds nothing new.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -38,36 +44,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sf_bpf.h"
 #include "sf_perf.h"
+#include "sf_plant.h"
 #include "sframe_jit.h"
 #include "sframe_test.h"
 
 #define SF_JIT_SLOTS		8
 #define SF_DEEP_FRAMES		3000
 #define SF_RING_PAGES		64
-
-/* A leaf that counts down a register and returns: no stack use */
-#if defined(__x86_64__)
-static const unsigned char sf_loop_code[] = {
-	0xb9, 0x00, 0x00, 0x01, 0x00,	/* mov $0x10000, %ecx */
-	0xff, 0xc9,			/* 1: dec %ecx */
-	0x75, 0xfc,			/* jnz 1b */
-	0xc3,				/* ret */
-};
-#elif defined(__aarch64__)
-static const unsigned int sf_loop_code[] = {
-	0x529fffe1,			/* mov w1, #0xffff */
-	0x71000421,			/* 1: subs w1, w1, #1 */
-	0x54ffffe1,			/* b.ne 1b */
-	0xd65f03c0,			/* ret */
-};
-#elif defined(__s390x__)
-static const unsigned char sf_loop_code[] = {
-	0xa7, 0x18, 0x7f, 0xff,		/* lhi %r1, 0x7fff */
-	0xa7, 0x16, 0x00, 0x00,		/* 1: brct %r1, 1b */
-	0x07, 0xfe,			/* br %r14 */
-};
-#endif
 
 struct sf_jit_slot {
 	pthread_mutex_t	lock;
@@ -78,8 +63,10 @@ struct sf_jit_slot {
 
 static struct sf_jit_slot slots[SF_JIT_SLOTS];
 static atomic_bool stop;
-static atomic_ulong ops_dl, ops_jit, ops_run, ops_fork, ops_deep, ops_proc;
-static atomic_ulong samples, deferred, lost, bad;
+static atomic_ulong ops_dl, ops_jit, ops_run, ops_fork, ops_deep, ops_proc, ops_plant;
+static atomic_ulong samples, deferred, lost, bad, beyond_ips, long_chains;
+/* The longest callchains a sample and a deferred record may have */
+static unsigned long sync_max, deferred_max;
 static unsigned long page;
 static const char *self_path;
 
@@ -133,8 +120,8 @@ static void sf_jit_fill(struct sf_jit_slot *s, unsigned int *seed)
 		s->text = s->data = 0;
 		return;
 	}
-	memcpy((void *)s->text, sf_loop_code, sizeof(sf_loop_code));
-	__builtin___clear_cache((char *)s->text, (char *)s->text + sizeof(sf_loop_code));
+	memcpy((void *)s->text, sf_jit_loop_code, sf_jit_loop_size);
+	__builtin___clear_cache((char *)s->text, (char *)s->text + sf_jit_loop_size);
 	if (mprotect((void *)s->text, page, PROT_READ | PROT_EXEC))
 		sf_bad("mprotect", errno);
 	data = (unsigned char *)s->data;
@@ -306,6 +293,22 @@ static void *sf_proc(void *arg)
 	return arg;
 }
 
+static void *sf_plant(void *arg)
+{
+	unsigned int seed = 4;
+	struct sf_plant p;
+
+	if (sf_plant_init(&p)) {
+		sf_bad("planted stack", errno);
+		return arg;
+	}
+	while (!atomic_load(&stop)) {
+		sf_plant_run(&p, &seed, 200000);
+		atomic_fetch_add(&ops_plant, 1);
+	}
+	return arg;
+}
+
 /*
  * Task-clock sampling of the calling thread, with user callchains, sync
  * or deferred.  Per thread: perf maps no ring of an inherited per-task
@@ -335,7 +338,128 @@ static int sf_sampler(bool defer, struct sf_perf_ring *ring)
 	return fd;
 }
 
-#define SF_WORKERS	6
+#define SF_WORKERS	7
+
+/* BPF's count of its samples: bpf_get_stack() took one, failed, or saw no user address */
+enum { SF_BPF_OK, SF_BPF_FAILED, SF_BPF_BEYOND, SF_BPF_KEYS };
+#define SF_BPF_WORDS	32
+
+static int bpf_counts = -1;
+
+/* Emits: count[r7]++; return 0.  Returns the instructions written. */
+static unsigned int sf_bpf_count_r7(struct bpf_insn *insn)
+{
+	const struct bpf_insn tail[] = {
+		SF_BPF_INSN(BPF_STX | BPF_MEM | BPF_W, 10, 7, -260, 0),
+		SF_BPF_LOOKUP_AT_FP(bpf_counts, -260),
+		SF_BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
+		SF_BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+		SF_BPF_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+
+	memcpy(insn, tail, sizeof(tail));
+	return ARRAY_SIZE(tail);
+}
+
+/*
+ * Each sample: bpf_get_stack(BPF_F_USER_STACK) into a zeroed buffer, then
+ * every word of it looked at for an address beyond user space, counted.
+ */
+static int sf_bpf_stack_prog(void)
+{
+	struct bpf_insn insn[4 * SF_BPF_WORDS + 40];
+	unsigned int n = 0, i, beyond_at;
+
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0);
+	for (i = 0; i < SF_BPF_WORDS; i++)
+		insn[n++] = SF_BPF_INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -256 + 8 * i, 0);
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0);
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0);
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -256);
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 8 * SF_BPF_WORDS);
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, BPF_F_USER_STACK);
+	insn[n++] = SF_BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_stack);
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 7, 0, 0, SF_BPF_OK);
+	insn[n++] = SF_BPF_INSN(BPF_JMP | BPF_JSGE | BPF_K, 0, 0, 1, 0);
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 7, 0, 0, SF_BPF_FAILED);
+	/* Each word: a jump to the count of those beyond user space */
+	beyond_at = n + 3 * SF_BPF_WORDS + sf_bpf_count_r7(&insn[n]);
+	for (i = 0; i < SF_BPF_WORDS; i++) {
+		insn[n++] = SF_BPF_INSN(BPF_LDX | BPF_MEM | BPF_DW, 1, 10, -256 + 8 * i, 0);
+		insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_RSH | BPF_K, 1, 0, 0, SF_PLANT_USER_BITS);
+		insn[n] = SF_BPF_INSN(BPF_JMP | BPF_JNE | BPF_K, 1, 0, beyond_at - n - 1, 0);
+		n++;
+	}
+	n += sf_bpf_count_r7(&insn[n]);
+	if (!SF_CHECK(n == beyond_at, "BPF program: %u instructions before the count, not %u",
+		      n, beyond_at))
+		return -1;
+	insn[n++] = SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 7, 0, 0, SF_BPF_BEYOND);
+	n += sf_bpf_count_r7(&insn[n]);
+	return sf_bpf_perf_prog(insn, n);
+}
+
+/* A task-clock event on the calling thread whose samples go to @prog */
+static void sf_bpf_sampler(int prog)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 50000,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int fd = sf_perf_open(&attr, 0, -1);
+
+	if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog))
+		sf_bad("BPF sampler", errno);
+}
+
+static uint64_t sf_bpf_count(uint32_t key)
+{
+	uint64_t value = 0;
+
+	sf_bpf_lookup(bpf_counts, key, &value);
+	return value;
+}
+
+static long sf_read_long(const char *path)
+{
+	char buf[32] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return buf[0] ? atol(buf) : -1;
+}
+
+/* A callchain within its bound, every user address of it within user space */
+static void sf_check_chain(const uint64_t *ips, uint64_t nr, unsigned long max)
+{
+	uint64_t i;
+
+	if (nr > max) {
+		if (atomic_fetch_add(&long_chains, 1) < 3)
+			sf_fail("a callchain of %llu entries, more than %lu",
+				(unsigned long long)nr, max);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		if (ips[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		if (sf_plant_beyond_user(ips[i]) &&
+		    atomic_fetch_add(&beyond_ips, 1) < 3)
+			sf_fail("an address beyond user space in a user callchain: %#llx",
+				(unsigned long long)ips[i]);
+	}
+}
 
 /* Two rings a worker: sync and deferred callchains */
 static struct sf_perf_ring rings[2 * SF_WORKERS];
@@ -351,12 +475,18 @@ static void *sf_drain(void *arg)
 			if (!atomic_load(&ring_mapped[i]))
 				continue;
 			while ((h = sf_perf_ring_next(&rings[i]))) {
-				if (h->type == PERF_RECORD_SAMPLE)
+				const uint64_t *rec = rings[i].rec;
+
+				/* header, ip, pid/tid, nr, ips; header, cookie, nr, ips */
+				if (h->type == PERF_RECORD_SAMPLE) {
 					atomic_fetch_add(&samples, 1);
-				else if (h->type == PERF_RECORD_CALLCHAIN_DEFERRED)
+					sf_check_chain(&rec[4], rec[3], sync_max);
+				} else if (h->type == PERF_RECORD_CALLCHAIN_DEFERRED) {
 					atomic_fetch_add(&deferred, 1);
-				else if (h->type == PERF_RECORD_LOST)
+					sf_check_chain(&rec[3], rec[2], deferred_max);
+				} else if (h->type == PERF_RECORD_LOST) {
 					atomic_fetch_add(&lost, 1);
+				}
 			}
 		}
 		usleep(1000);
@@ -365,8 +495,10 @@ static void *sf_drain(void *arg)
 }
 
 static void *(*const workers[SF_WORKERS])(void *) = {
-	sf_dl, sf_jit, sf_run, sf_fork, sf_deep, sf_proc,
+	sf_dl, sf_jit, sf_run, sf_fork, sf_deep, sf_proc, sf_plant,
 };
+
+static int bpf_prog = -1;
 
 /* A worker, sampled while it works */
 static void *sf_worker(void *arg)
@@ -377,6 +509,8 @@ static void *sf_worker(void *arg)
 		atomic_store(&ring_mapped[2 * i], true);
 	if (sf_sampler(true, &rings[2 * i + 1]) >= 0)
 		atomic_store(&ring_mapped[2 * i + 1], true);
+	if (bpf_prog >= 0)
+		sf_bpf_sampler(bpf_prog);
 	return workers[i](arg);
 }
 
@@ -389,6 +523,18 @@ static int sf_stress(double seconds)
 	page = sysconf(_SC_PAGESIZE);
 	for (i = 0; i < SF_JIT_SLOTS; i++)
 		pthread_mutex_init(&slots[i].lock, NULL);
+	/* perf's depth and context markers; the unwinder's depth and one marker */
+	sync_max = sf_read_long("/proc/sys/kernel/perf_event_max_stack") +
+		   sf_read_long("/proc/sys/kernel/perf_event_max_contexts_per_stack");
+	deferred_max = sf_read_long("/sys/module/unwind_user/parameters/max_frames") + 1;
+	if (!SF_CHECK(sync_max > 1 && deferred_max > 1, "perf's and the unwinder's limits: %m"))
+		return 1;
+	bpf_counts = sf_bpf_map(BPF_MAP_TYPE_ARRAY, 8, SF_BPF_KEYS);
+	if (!SF_CHECK(bpf_counts >= 0, "BPF map: %m"))
+		return 1;
+	bpf_prog = sf_bpf_stack_prog();
+	if (bpf_prog < 0)
+		return 1;
 	/* The drain thread reads each ring once its worker mapped it */
 	pthread_create(&threads[0], NULL, sf_drain, NULL);
 	for (i = 0; i < SF_WORKERS; i++)
@@ -399,15 +545,23 @@ static int sf_stress(double seconds)
 	atomic_store(&stop, true);
 	for (i = 0; i <= SF_WORKERS; i++)
 		pthread_join(threads[i], NULL);
-	sf_note("ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu; samples %lu, "
-		"deferred %lu, lost records %lu", atomic_load(&ops_dl), atomic_load(&ops_jit),
-		atomic_load(&ops_run), atomic_load(&ops_fork), atomic_load(&ops_deep),
-		atomic_load(&ops_proc), atomic_load(&samples), atomic_load(&deferred),
-		atomic_load(&lost));
+	sf_note("ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu, plant %lu; "
+		"samples %lu, deferred %lu, lost records %lu; BPF stacks %llu, failed %llu",
+		atomic_load(&ops_dl), atomic_load(&ops_jit), atomic_load(&ops_run),
+		atomic_load(&ops_fork), atomic_load(&ops_deep), atomic_load(&ops_proc),
+		atomic_load(&ops_plant), atomic_load(&samples), atomic_load(&deferred),
+		atomic_load(&lost), (unsigned long long)sf_bpf_count(SF_BPF_OK),
+		(unsigned long long)sf_bpf_count(SF_BPF_FAILED));
 	SF_CHECK(atomic_load(&samples) > 0, "no samples came");
+	SF_CHECK(sf_bpf_count(SF_BPF_OK) > 0, "BPF took no stack");
+	SF_CHECK(!atomic_load(&long_chains), "%lu callchains over their bound",
+		 atomic_load(&long_chains));
+	SF_CHECK(!atomic_load(&beyond_ips) && !sf_bpf_count(SF_BPF_BEYOND),
+		 "addresses beyond user space in user callchains: %lu in perf's, %llu in BPF's",
+		 atomic_load(&beyond_ips), (unsigned long long)sf_bpf_count(SF_BPF_BEYOND));
 	SF_CHECK(atomic_load(&ops_jit) > 0 && atomic_load(&ops_dl) > 0 &&
-		 atomic_load(&ops_fork) > 0 && atomic_load(&ops_deep) > 0,
-		 "a worker made no progress");
+		 atomic_load(&ops_fork) > 0 && atomic_load(&ops_deep) > 0 &&
+		 atomic_load(&ops_plant) > 0, "a worker made no progress");
 	return sf_failed ? 1 : 0;
 }
 
