@@ -86,6 +86,8 @@ static const struct sf_test sf_tests[] = {
 	{ "exec-plain",		{ "sf-exec", "sf-plain" } },
 	{ "jit",		{ "sf-jit" } },
 	{ "permissions",	{ "sf-perm" } },
+	{ "userfaultfd",	{ "sf-uffd" } },
+	{ "memcg",		{ "sf-memcg" } },
 	{ "ustack",		{ "sf-ustack" } },
 	{ "ustack-no-sframe",	{ "sf-ustack-nosf", "--no-sframe" } },
 	{ "deferred",		{ "sf-deferred" } },

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-uffd: a section whose page never comes back.  A child registers a JIT
+ * section, puts its page under userfaultfd (missing pages) and drops it,
+ * then spins in the JIT code while a perf event asks for deferred user
+ * callchains.  The walk on the way back to user space needs the section,
+ * faults, and waits for a userfaultfd answer that never comes.  Checked:
+ * the child does get stuck there (its kernel stack shows
+ * handle_userfault), yet dies at once of SIGKILL, and its section goes
+ * with it.  (The in-interrupt walk of sync callchains cannot fault: it
+ * falls back to frame pointers, which sf-stress's samplers exercise.)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sf_perf.h"
+#include "sframe_jit.h"
+#include "sframe_test.h"
+
+#define UFFD_STUCK_WAIT_MS	20000
+#define UFFD_DIE_WAIT_MS	10000
+
+static long uffd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* The child: never returns; exits 1 when a step fails, after saying why */
+static void uffd_child(int ready)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 100000,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.exclude_callchain_kernel = 1,
+	};
+	static struct sf_perf_ring ring;
+	long page = sysconf(_SC_PAGESIZE);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg_uffd = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct sframe_registration reg;
+	unsigned char *text, *data;
+	int uffd, fd;
+	size_t len;
+
+	text = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	data = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!SF_CHECK(text != MAP_FAILED && data != MAP_FAILED, "mmap: %m"))
+		_exit(1);
+	memcpy(text, sf_jit_loop_code, sf_jit_loop_size);
+	__builtin___clear_cache((char *)text, (char *)text + sf_jit_loop_size);
+	if (!SF_CHECK(!mprotect(text, page, PROT_READ | PROT_EXEC), "mprotect: %m"))
+		_exit(1);
+	len = sf_jit_build(data, SFRAME_VERSION_3, (unsigned long)text, page);
+	sf_jit_reg(&reg, data, len, (unsigned long)text, page);
+	if (!SF_CHECK(!sf_jit_register(&reg), "PR_SFRAME_REGISTER: %m"))
+		_exit(1);
+
+	/* Not UFFD_USER_MODE_ONLY: the kernel's own reads must wait too */
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	reg_uffd.range.start = (unsigned long)data;
+	reg_uffd.range.len = page;
+	if (!SF_CHECK(uffd >= 0 && !ioctl(uffd, UFFDIO_API, &api) &&
+		      !ioctl(uffd, UFFDIO_REGISTER, &reg_uffd), "userfaultfd: %m"))
+		_exit(1);
+	/* The section stays registered; its page is gone until someone answers */
+	if (!SF_CHECK(!madvise(data, page, MADV_DONTNEED), "MADV_DONTNEED: %m"))
+		_exit(1);
+
+	sf_perf_defer(&attr, true, true);
+	fd = sf_perf_open(&attr, 0, -1);
+	if (!SF_CHECK(fd >= 0, "perf_event_open: %m") || !sf_perf_ring_map(&ring, fd, 16))
+		_exit(1);
+	if (write(ready, "r", 1) != 1)
+		_exit(1);
+	for (;;)
+		((void (*)(void))text)();
+}
+
+/* Does a thread of @pid wait in handle_userfault()? */
+static bool uffd_waiting(pid_t pid)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "handle_userfault");
+	fclose(f);
+	return found;
+}
+
+int main(void)
+{
+	long sections = sf_param_get("sections"), deadline;
+	int p[2], status = 0;
+	bool stuck = false;
+	pid_t pid, done = 0;
+	char c;
+
+	if (!SF_CHECK(!pipe(p), "pipe: %m"))
+		sf_exit();
+	pid = fork();
+	if (!pid) {
+		close(p[0]);
+		uffd_child(p[1]);
+	}
+	close(p[1]);
+	if (!SF_CHECK(pid > 0 && read(p[0], &c, 1) == 1, "the child did not get ready"))
+		goto out;
+	deadline = uffd_now_ms() + UFFD_STUCK_WAIT_MS;
+	while (!(stuck = uffd_waiting(pid)) && uffd_now_ms() < deadline)
+		usleep(20000);
+	SF_CHECK(stuck, "no walk waited on the missing page in %d s",
+		 UFFD_STUCK_WAIT_MS / 1000);
+
+out:
+	kill(pid, SIGKILL);
+	deadline = uffd_now_ms() + UFFD_DIE_WAIT_MS;
+	while (!(done = waitpid(pid, &status, WNOHANG)) && uffd_now_ms() < deadline)
+		usleep(20000);
+	SF_CHECK(done == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		 "the child did not die of SIGKILL within %d s", UFFD_DIE_WAIT_MS / 1000);
+	if (done == pid)
+		SF_CHECK(sf_param_get("sections") == sections,
+			 "%ld sections after the child died, %ld before",
+			 sf_param_get("sections"), sections);
+	if (stuck && done == pid)
+		sf_note("a deferred walk waited on a userfaultfd page; SIGKILL ended it");
+	sf_exit();
+}
