@@ -143,53 +143,55 @@ static int memcg_prctl_child(int go)
 	return 0;
 }
 
-static void memcg_prctl(void)
+/*
+ * Runs @child in a new process moved into the cgroup with @room left,
+ * once it is ready (it reads a byte from its argument first); returns its
+ * wait status.
+ */
+static int memcg_run(int (*child)(int go), long room)
 {
-	long ooms = memcg_read("memory.events", "oom_kill");
 	int p[2], status = 0;
 	pid_t pid;
 
 	if (!SF_CHECK(!pipe(p), "pipe: %m"))
-		return;
+		return -1;
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
 		close(p[1]);
-		_exit(memcg_prctl_child(p[0]));
+		_exit(child(p[0]));
 	}
 	close(p[0]);
-	if (SF_CHECK(pid > 0, "fork: %m") && memcg_enter(pid, MEMCG_ROOM))
+	if (SF_CHECK(pid > 0, "fork: %m") && memcg_enter(pid, room))
 		SF_CHECK(write(p[1], "g", 1) == 1, "write: %m");
 	close(p[1]);
-	waitpid(pid, &status, 0);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	memcg_write("memory.max", "max");
+	return status;
+}
+
+static void memcg_prctl(void)
+{
+	long ooms = memcg_read("memory.events", "oom_kill");
+	int status = memcg_run(memcg_prctl_child, MEMCG_ROOM);
+
 	SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
 		 "the prctl child: status %#x (killed by %d)", status,
 		 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	SF_CHECK(memcg_read("memory.events", "oom_kill") == ooms,
 		 "an OOM kill in the cgroup: %ld, before %ld",
 		 memcg_read("memory.events", "oom_kill"), ooms);
-	memcg_write("memory.max", "max");
 }
 
 /* The OOM child: deferred samples of JIT code while memory runs out */
 static int memcg_oom_child(int go)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.sample_period = 20000,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.exclude_callchain_kernel = 1,
-	};
 	unsigned char *text = memcg_text(), data[SF_JIT_SECTION_MAX];
 	static struct sf_perf_ring ring;
 	struct sframe_registration reg;
 	long page = sysconf(_SC_PAGESIZE);
 	char c, *p;
-	int fd;
 
 	if (!text)
 		return 10;
@@ -197,9 +199,7 @@ static int memcg_oom_child(int go)
 		   (unsigned long)text, page);
 	if (sf_jit_register(&reg))
 		return 11;
-	sf_perf_defer(&attr, true, true);
-	fd = sf_perf_open(&attr, 0, -1);
-	if (fd < 0 || !sf_perf_ring_map(&ring, fd, 16) || read(go, &c, 1) != 1)
+	if (sf_perf_self(20000, true, &ring, 16) < 0 || read(go, &c, 1) != 1)
 		return 12;
 	for (;;) {
 		((void (*)(void))text)();
@@ -212,28 +212,13 @@ static int memcg_oom_child(int go)
 static void memcg_oom(long sections)
 {
 	long ooms = memcg_read("memory.events", "oom_kill");
-	int p[2], status = 0;
-	pid_t pid;
+	int status = memcg_run(memcg_oom_child, 8 << 20);
 
-	if (!SF_CHECK(!pipe(p), "pipe: %m"))
-		return;
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		close(p[1]);
-		_exit(memcg_oom_child(p[0]));
-	}
-	close(p[0]);
-	if (SF_CHECK(pid > 0, "fork: %m") && memcg_enter(pid, 8 << 20))
-		SF_CHECK(write(p[1], "g", 1) == 1, "write: %m");
-	close(p[1]);
-	waitpid(pid, &status, 0);
 	SF_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		 "the OOM child: status %#x, not killed", status);
 	SF_CHECK(memcg_read("memory.events", "oom_kill") > ooms, "no OOM kill in the cgroup");
 	SF_CHECK(sf_param_get("sections") == sections, "%ld sections after, %ld before",
 		 sf_param_get("sections"), sections);
-	memcg_write("memory.max", "max");
 }
 
 int main(void)

@@ -42,6 +42,37 @@ int sf_perf_open(struct perf_event_attr *attr, int pid, int group)
 	return syscall(SYS_perf_event_open, attr, pid, -1, group, 0);
 }
 
+/*
+ * The calling thread sampled in user mode every @period_ns of its CPU
+ * time (task-clock), with user callchains, deferred with @defer: header,
+ * ip, pid/tid, nr, ips; with its ring of @pages mapped into @ring.
+ * Returns the event's descriptor, or -1 with errno set.
+ */
+int sf_perf_self(uint64_t period_ns, bool defer, struct sf_perf_ring *ring,
+		 unsigned int pages)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = period_ns,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.exclude_callchain_kernel = 1,
+	};
+	int fd;
+
+	if (defer)
+		sf_perf_defer(&attr, true, true);
+	fd = sf_perf_open(&attr, 0, -1);
+	if (fd >= 0 && !sf_perf_ring_map(ring, fd, pages)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 bool sf_perf_ring_map(struct sf_perf_ring *ring, int fd, unsigned int pages)
 {
 	ring->len = (1 + pages) * sf_page_size();

@@ -29,6 +29,8 @@ struct sf_perf_ring {
 
 void sf_perf_defer(struct perf_event_attr *attr, bool callchain, bool output);
 int sf_perf_open(struct perf_event_attr *attr, int pid, int group);
+int sf_perf_self(uint64_t period_ns, bool defer, struct sf_perf_ring *ring,
+		 unsigned int pages);
 bool sf_perf_ring_map(struct sf_perf_ring *ring, int fd, unsigned int pages);
 void sf_perf_ring_unmap(struct sf_perf_ring *ring);
 const struct perf_event_header *sf_perf_ring_next(struct sf_perf_ring *ring);

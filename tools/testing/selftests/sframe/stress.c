@@ -309,35 +309,6 @@ static void *sf_plant(void *arg)
 	return arg;
 }
 
-/*
- * Task-clock sampling of the calling thread, with user callchains, sync
- * or deferred.  Per thread: perf maps no ring of an inherited per-task
- * event.
- */
-static int sf_sampler(bool defer, struct sf_perf_ring *ring)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.sample_period = 50000,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.exclude_callchain_kernel = 1,
-	};
-	int fd;
-
-	if (defer)
-		sf_perf_defer(&attr, true, true);
-	fd = sf_perf_open(&attr, 0, -1);
-	if (fd < 0 || !sf_perf_ring_map(ring, fd, SF_RING_PAGES)) {
-		sf_bad(defer ? "deferred sampler" : "sampler", errno);
-		return -1;
-	}
-	return fd;
-}
-
 #define SF_WORKERS	7
 
 /* BPF's count of its samples: bpf_get_stack() took one, failed, or saw no user address */
@@ -505,10 +476,13 @@ static void *sf_worker(void *arg)
 {
 	long i = (long)arg;
 
-	if (sf_sampler(false, &rings[2 * i]) >= 0)
-		atomic_store(&ring_mapped[2 * i], true);
-	if (sf_sampler(true, &rings[2 * i + 1]) >= 0)
-		atomic_store(&ring_mapped[2 * i + 1], true);
+	/* Per thread: perf maps no ring of an inherited per-task event */
+	for (int defer = 0; defer < 2; defer++) {
+		if (sf_perf_self(50000, defer, &rings[2 * i + defer], SF_RING_PAGES) < 0)
+			sf_bad(defer ? "deferred sampler" : "sampler", errno);
+		else
+			atomic_store(&ring_mapped[2 * i + defer], true);
+	}
 	if (bpf_prog >= 0)
 		sf_bpf_sampler(bpf_prog);
 	return workers[i](arg);

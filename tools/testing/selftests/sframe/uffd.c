@@ -42,24 +42,14 @@ static long uffd_now_ms(void)
 /* The child: never returns; exits 1 when a step fails, after saying why */
 static void uffd_child(int ready)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.sample_period = 100000,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.exclude_callchain_kernel = 1,
-	};
 	static struct sf_perf_ring ring;
 	long page = sysconf(_SC_PAGESIZE);
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg_uffd = { .mode = UFFDIO_REGISTER_MODE_MISSING };
 	struct sframe_registration reg;
 	unsigned char *text, *data;
-	int uffd, fd;
 	size_t len;
+	int uffd;
 
 	text = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	data = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -85,9 +75,7 @@ static void uffd_child(int ready)
 	if (!SF_CHECK(!madvise(data, page, MADV_DONTNEED), "MADV_DONTNEED: %m"))
 		_exit(1);
 
-	sf_perf_defer(&attr, true, true);
-	fd = sf_perf_open(&attr, 0, -1);
-	if (!SF_CHECK(fd >= 0, "perf_event_open: %m") || !sf_perf_ring_map(&ring, fd, 16))
+	if (!SF_CHECK(sf_perf_self(100000, true, &ring, 16) >= 0, "perf_event_open: %m"))
 		_exit(1);
 	if (write(ready, "r", 1) != 1)
 		_exit(1);
