@@ -519,6 +519,30 @@ static void case_compat(void)
 }
 #endif
 
+/*
+ * The FRE budget: the uncovered rule's look at the caller reads rows even
+ * when it then fails, and a walk pays for every row it reads.  With two
+ * rows left, finding F_ROWS' third row fails; the walk goes on by frame
+ * pointers, to a lookup that finds the budget spent.
+ */
+static void case_budget_probe(void)
+{
+	unsigned long sp = T_STACK + 0x800, cfa, fp;
+	struct unwind_user_frame t;
+
+	unwind_user_entry_frame(&t, sizeof(long));
+	cfa = sp + t.cfa.offset;
+	entry_ra(&t, cfa, T_TEXT + F_ROWS + 2);
+	fp = fp_frame(sp, sp + 0x100, T_TEXT + F_END, 0);
+	start(NO_SFRAME + 0x10, sp, fp);
+	in.budget = 2;
+	expect(false, 2, NO_SFRAME + 0x10, F_ROWS + 2);
+	want_budgeted = (struct expect){
+		.n = 2, .ip = { T_TEXT + NO_SFRAME + 0x10, T_TEXT + F_END },
+	};
+	have_budgeted = true;
+}
+
 struct walk_case {
 	const char	*name;
 	void		(*set)(void);
@@ -552,6 +576,7 @@ static const struct walk_case cases[] = {
 	{ "pac", case_pac },
 #endif
 	{ "compat", case_compat },
+	{ "budget_probe", case_budget_probe },
 };
 
 static bool cmp_trace(const char *walk, const struct walk_trace *t,
