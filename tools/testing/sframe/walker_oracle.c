@@ -835,3 +835,96 @@ bool walk_run(const struct walk_input *in, struct walk_result *result)
 	walk_teardown();
 	return ok;
 }
+
+/*
+ * The fuzzer's bytes: this header, then the bytes of each region in the
+ * order of enum walk_region_kind, as many as its length says and the
+ * input has.  Little-endian, as the host reads it.
+ */
+struct walk_blob {
+	u8	flags;
+	u8	max_entries;
+	u16	budget;
+	u8	cold;		/* bit n: region n's hole is only not resident */
+	u8	pad[3];
+	u16	len[WALK_REGIONS];
+	u16	hole_off[WALK_REGIONS];
+	u16	hole_len[WALK_REGIONS];
+	u64	base[WALK_REGIONS];
+	u64	text_start;
+	u64	text_end;
+	u64	asce_limit;
+	u64	regs[WALK_REGS];
+};
+
+bool walk_decode(const u8 *data, size_t size, struct walk_input *in)
+{
+	struct walk_region *r;
+	struct walk_blob b;
+	unsigned int i;
+
+	if (size < sizeof(b))
+		return false;
+	memcpy(&b, data, sizeof(b));
+	data += sizeof(b);
+	size -= sizeof(b);
+	memset(in, 0, sizeof(*in));
+	in->flags = b.flags;
+	in->max_entries = b.max_entries;
+	in->budget = b.budget;
+	in->text_start = b.text_start;
+	in->text_end = b.text_end;
+	in->asce_limit = b.asce_limit;
+	memcpy(in->regs, b.regs, sizeof(in->regs));
+	for (i = 0; i < WALK_REGIONS; i++) {
+		r = &in->region[i];
+		r->addr = b.base[i];
+		r->len = min_t(size_t, b.len[i], size);
+		/* Regions end below the top of the address space. */
+		if (r->addr + r->len < r->addr)
+			r->len = 0;
+		r->data = data;
+		r->hole_start = r->addr + b.hole_off[i];
+		r->hole_end = r->hole_start + b.hole_len[i];
+		r->hole_cold = b.cold & BIT(i);
+		data += r->len;
+		size -= r->len;
+	}
+	return true;
+}
+
+size_t walk_encode(const struct walk_input *in, u8 *buf, size_t size)
+{
+	const struct walk_region *r;
+	size_t need = sizeof(struct walk_blob);
+	struct walk_blob b = { };
+	unsigned int i;
+
+	for (i = 0; i < WALK_REGIONS; i++)
+		need += in->region[i].len;
+	if (need > size)
+		return 0;
+	b.flags = in->flags;
+	b.max_entries = in->max_entries;
+	b.budget = in->budget;
+	b.text_start = in->text_start;
+	b.text_end = in->text_end;
+	b.asce_limit = in->asce_limit;
+	memcpy(b.regs, in->regs, sizeof(b.regs));
+	for (i = 0; i < WALK_REGIONS; i++) {
+		r = &in->region[i];
+		b.base[i] = r->addr;
+		b.len[i] = r->len;
+		b.hole_off[i] = r->hole_start - r->addr;
+		b.hole_len[i] = r->hole_end - r->hole_start;
+		if (r->hole_cold)
+			b.cold |= BIT(i);
+	}
+	memcpy(buf, &b, sizeof(b));
+	need = sizeof(b);
+	for (i = 0; i < WALK_REGIONS; i++) {
+		memcpy(buf + need, in->region[i].data, in->region[i].len);
+		need += in->region[i].len;
+	}
+	return need;
+}

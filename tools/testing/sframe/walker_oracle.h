@@ -2,7 +2,7 @@
 /*
  * Runs the walker on one input, every way the kernel can, and checks each
  * walk against an independent reference step (walker_oracle.c).  Shared
- * by the host cases (walker_test.c).
+ * by the host cases (walker_test.c) and the fuzzer (walker_fuzz.c).
  */
 #ifndef _WALKER_ORACLE_H
 #define _WALKER_ORACLE_H
@@ -25,7 +25,7 @@
 #define WALK_F_NMI		BIT(5)	/* the nofault walks run in NMI */
 #define WALK_F_OTHER_MM		BIT(6)	/* ... with another mm loaded */
 
-/* Frames a stepped walk may report; above any bound the entry points get */
+/* Frames a stepped walk may report; above any bound the fuzzer gives */
 #define WALK_MAX_FRAMES		300
 
 /**
@@ -77,5 +77,9 @@ struct walk_result {
 };
 
 bool walk_run(const struct walk_input *in, struct walk_result *res);
+
+/* The fuzzer's bytes for an input, and back */
+size_t walk_encode(const struct walk_input *in, u8 *buf, size_t size);
+bool walk_decode(const u8 *data, size_t size, struct walk_input *in);
 
 #endif /* _WALKER_ORACLE_H */

@@ -4,7 +4,8 @@
  * one architecture, walking stacks laid out by hand with the section of
  * the KUnit walker suite (tests/kunit/unwind_user_kunit.c).  Each case
  * states the frames it must give, and every walk of it is also checked
- * by the oracle (walker_oracle.c).
+ * by the oracle (walker_oracle.c).  With --seeds DIR, writes each case as
+ * an input of the fuzzer instead.
  */
 #include <stdarg.h>
 #include <linux/unwind_user.h>
@@ -662,10 +663,35 @@ static bool run_param(char *why, size_t len)
 	return true;
 }
 
-int main(void)
+static int write_seeds(const char *dir)
+{
+	static u8 buf[16384];
+	char path[512];
+	unsigned int i;
+	size_t n;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		reset();
+		cases[i].set();
+		n = walk_encode(&in, buf, sizeof(buf));
+		snprintf(path, sizeof(path), "%s/%s", dir, cases[i].name);
+		f = fopen(path, "wb");
+		if (!n || !f || fwrite(buf, 1, n, f) != n || fclose(f)) {
+			perror(path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	unsigned int i, passed = 0, failed = 0;
 	char why[512];
+
+	if (argc == 3 && !strcmp(argv[1], "--seeds"))
+		return write_seeds(argv[2]);
 
 	for (i = 0; i <= ARRAY_SIZE(cases); i++) {
 		const char *name = "max_frames";
