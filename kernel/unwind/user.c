@@ -208,6 +208,8 @@ static int unwind_user_next_uncovered(struct unwind_user_state *state)
 	if (!ret && !state->done)
 		ret = unwind_user_lookup(state, &frame);
 	if (ret || state->done) {
+		/* The rows the caller's lookup read are spent all the same. */
+		saved.fre_budget = state->fre_budget;
 		*state = saved;
 		return -ENOENT;
 	}
