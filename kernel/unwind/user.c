@@ -6,7 +6,10 @@
  * may mix them.  Everything comes from user memory the task controls, so
  * every step must find a higher CFA, aligned, and a return address that is
  * a user address outside the stack walked so far; anything else ends the
- * walk, never the kernel.
+ * walk, never the kernel.  A signal frame starts those checks again (its
+ * handler may have run on another stack), so signal frames a task forged
+ * to point at each other repeat frames: only the caller's bound on frames
+ * ends such a walk, as it ends every walk.
  */
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
@@ -189,8 +192,9 @@ static int unwind_user_lookup(struct unwind_user_state *state,
  * so the arch's rule at a function's entry finds the caller: taken only if
  * SFrame describes the code it returns to.  Frame pointers would skip the
  * caller, whose frame holds none.  The caller's rules are looked up again
- * by the next step: once a walk at most, and cheaper than carrying them in
- * the walk's state through every other step.
+ * by the next step: once for each topmost frame (the interrupted one and
+ * each after a signal frame), and cheaper than carrying them in the walk's
+ * state through every other step.
  */
 static int unwind_user_next_uncovered(struct unwind_user_state *state)
 {

@@ -711,9 +711,27 @@ static void uw_fre_budget_test(struct kunit *test)
 	unsigned long sp = ctx->stack + 0x800, cfa = sp + 16 + UW_SP_BIAS;
 	unsigned long fp, fp_cfa = sp + 0x100;
 	struct unwind_user_state st;
+	struct unwind_user_frame t;
 	unsigned int budget;
 
 	uw_fill(test, ctx);
+
+	/*
+	 * A topmost frame in uncovered code whose caller's lookup runs out:
+	 * the rows it read are spent, though the step falls back.
+	 */
+	unwind_user_entry_frame(&t, sizeof(long));
+	__unwind_user_start(&st, ctx->text + UW_NO_SFRAME + 0x10, sp, 0,
+			    sizeof(long), nofault);
+	uw_entry_ra(test, &st, &t, sp + t.cfa.offset, ctx->text + UW_F_ROWS + 2);
+	st.fre_budget = 2;
+	if (nofault)
+		pagefault_disable();
+	unwind_user_next(&st);
+	if (nofault)
+		pagefault_enable();
+	KUNIT_EXPECT_EQ(test, st.fre_budget, 0);
+
 	uw_put(test, cfa - 8, ctx->text + UW_F_END);
 	fp = uw_fp_frame(test, sp, fp_cfa, ctx->text + UW_NO_SFRAME, 0);
 
