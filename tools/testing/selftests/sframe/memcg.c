@@ -113,18 +113,25 @@ static unsigned char *memcg_text(void)
  * before its parent moves it in; exit status 0 when the big registration
  * failed with ENOMEM and a small one then worked.
  */
-static int memcg_prctl_child(int go)
+/* Says the child is ready, then waits to be let go (inside the cgroup) */
+static bool memcg_ready(int ready, int go)
+{
+	char c;
+
+	return write(ready, "r", 1) == 1 && read(go, &c, 1) == 1;
+}
+
+static int memcg_prctl_child(int ready, int go)
 {
 	size_t len = sf_jit_many_size(MEMCG_FDES);
 	unsigned char *text = memcg_text(), *big = malloc(len), small[SF_JIT_SECTION_MAX];
 	struct sframe_registration reg;
 	int err;
-	char c;
 
 	if (!text || !big)
 		return 10;
 	sf_jit_build_many(big, (unsigned long)text, MEMCG_FDES);
-	if (read(go, &c, 1) != 1)
+	if (!memcg_ready(ready, go))
 		return 11;
 	sf_jit_reg(&reg, big, len, (unsigned long)text, MEMCG_FDES);
 	err = sf_jit_register(&reg);
@@ -144,27 +151,33 @@ static int memcg_prctl_child(int go)
 }
 
 /*
- * Runs @child in a new process moved into the cgroup with @room left,
- * once it is ready (it reads a byte from its argument first); returns its
- * wait status.
+ * Runs @child in a new process, moved into the cgroup with @room left once
+ * it says it is ready (what it built before is charged elsewhere), then
+ * let go; returns its wait status.
  */
-static int memcg_run(int (*child)(int go), long room)
+static int memcg_run(int (*child)(int ready, int go), long room)
 {
-	int p[2], status = 0;
+	int ready[2], go[2], status = 0;
 	pid_t pid;
+	char c;
 
-	if (!SF_CHECK(!pipe(p), "pipe: %m"))
+	if (!SF_CHECK(!pipe(ready) && !pipe(go), "pipe: %m"))
 		return -1;
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		close(p[1]);
-		_exit(child(p[0]));
+		close(ready[0]);
+		close(go[1]);
+		_exit(child(ready[1], go[0]));
 	}
-	close(p[0]);
-	if (SF_CHECK(pid > 0, "fork: %m") && memcg_enter(pid, room))
-		SF_CHECK(write(p[1], "g", 1) == 1, "write: %m");
-	close(p[1]);
+	close(ready[1]);
+	close(go[0]);
+	if (SF_CHECK(pid > 0, "fork: %m") &&
+	    SF_CHECK(read(ready[0], &c, 1) == 1, "the child did not get ready") &&
+	    memcg_enter(pid, room))
+		SF_CHECK(write(go[1], "g", 1) == 1, "write: %m");
+	close(ready[0]);
+	close(go[1]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	memcg_write("memory.max", "max");
@@ -185,13 +198,13 @@ static void memcg_prctl(void)
 }
 
 /* The OOM child: deferred samples of JIT code while memory runs out */
-static int memcg_oom_child(int go)
+static int memcg_oom_child(int ready, int go)
 {
 	unsigned char *text = memcg_text(), data[SF_JIT_SECTION_MAX];
 	static struct sf_perf_ring ring;
 	struct sframe_registration reg;
 	long page = sysconf(_SC_PAGESIZE);
-	char c, *p;
+	char *p;
 
 	if (!text)
 		return 10;
@@ -199,7 +212,7 @@ static int memcg_oom_child(int go)
 		   (unsigned long)text, page);
 	if (sf_jit_register(&reg))
 		return 11;
-	if (sf_perf_self(20000, true, &ring, 16) < 0 || read(go, &c, 1) != 1)
+	if (sf_perf_self(20000, true, &ring, 16) < 0 || !memcg_ready(ready, go))
 		return 12;
 	for (;;) {
 		((void (*)(void))text)();
