@@ -2,17 +2,18 @@
 /*
  * Writes the fuzzer's seed corpus: every section of the reader's case
  * tables, for every ABI, each with the fuzzer's tail appended (see
- * sframe_fuzz.c): a second-writer script, then a lookup address.  Each
+ * sframe_fuzz.h): a mode (all zeros: the reader called plainly), a
+ * second-writer script, then a lookup address.  Each
  * section is written twice, with no script and with one that changes the
  * first element's FDE count and the first FDE's size while it is read.
  */
 #include "sframe_internal.h"
+#include "sframe_fuzz.h"
 #include "../../../tests/kunit/sframe_cases.h"
 
-#define SEED_ADDR	0x7f0000000000UL
-#define SEED_TAIL	(16 + 8)
+#define SEED_ADDR	FUZZ_ADDR
 
-static unsigned char buf[SFB_BUF_SIZE + SEED_TAIL];
+static unsigned char buf[SFB_BUF_SIZE + FUZZ_TAIL_LEN];
 
 /*
  * Store 0 raises the first element's num_fdes right after its first read;
@@ -48,15 +49,16 @@ static int write_seed(const char *dir, const char *abi, u8 abi_id, const char *n
 		size = SFB_BUF_SIZE;
 	/* the last 8 bytes pick lookup addresses, relative to the section */
 	text -= SEED_ADDR;
-	memcpy(buf + size + 16, &text, 8);
+	memset(buf + size, 0, FUZZ_MODE_LEN);
+	memcpy(buf + size + FUZZ_MODE_LEN + FUZZ_SCRIPT_LEN, &text, 8);
 	for (k = 0; k < 2; k++) {
 		if (k)
-			put_script(buf + size, buf, size, abi_id);
+			put_script(buf + size + FUZZ_MODE_LEN, buf, size, abi_id);
 		else
-			memset(buf + size, 0, 16);
+			memset(buf + size + FUZZ_MODE_LEN, 0, FUZZ_SCRIPT_LEN);
 		snprintf(path, sizeof(path), "%s/%s-%s%s", dir, abi, name, k ? "-writer" : "");
 		f = fopen(path, "wb");
-		if (!f || fwrite(buf, 1, size + SEED_TAIL, f) != size + SEED_TAIL) {
+		if (!f || fwrite(buf, 1, size + FUZZ_TAIL_LEN, f) != size + FUZZ_TAIL_LEN) {
 			perror(path);
 			return 1;
 		}
