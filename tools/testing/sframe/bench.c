@@ -34,6 +34,7 @@
 struct sframe_umem_region sframe_umem[SFRAME_UMEM_MAX_REGIONS];
 unsigned long sframe_umem_reads;
 bool sframe_fail_alloc;
+unsigned long sframe_fail_alloc_in;
 long sframe_kmem_live;
 
 static uint64_t bench_splitmix64(uint64_t *state)

@@ -122,6 +122,7 @@ extern struct sframe_umem_region sframe_umem[SFRAME_UMEM_MAX_REGIONS];
 extern struct sframe_umem_write sframe_umem_writes[SFRAME_UMEM_MAX_WRITES];
 extern unsigned long sframe_umem_reads;
 extern bool sframe_fail_alloc;
+extern unsigned long sframe_fail_alloc_in;
 extern long sframe_kmem_live;
 
 #ifdef SFRAME_UMEM_INLINE
@@ -186,15 +187,24 @@ static inline void user_read_access_end(void)
 }
 
 /*
- * Tests set sframe_fail_alloc to take the reader's -ENOMEM path.  Like the
- * kernel's, the memory is not zeroed: it is filled with a pattern, so that
- * an entry the reader forgot to write is garbage here too.
+ * Tests set sframe_fail_alloc to take the reader's -ENOMEM paths, or
+ * sframe_fail_alloc_in to N to fail only the Nth allocation from then on,
+ * so that each of those paths can be taken on its own.  Like the kernel's,
+ * the memory is not zeroed: it is filled with a pattern, so that an entry
+ * the reader forgot to write is garbage here too.
  * sframe_kmem_live counts the blocks not yet freed, so that tests which
  * cannot afford a leak check at exit for each run can still see a leak.
  */
+static inline bool sframe_alloc_fails(void)
+{
+	if (sframe_fail_alloc)
+		return true;
+	return sframe_fail_alloc_in && !--sframe_fail_alloc_in;
+}
+
 static inline void *kvmalloc_array(size_t n, size_t size, int gfp __attribute__((unused)))
 {
-	void *p = sframe_fail_alloc || (size && n > SIZE_MAX / size) ? NULL :
+	void *p = sframe_alloc_fails() || (size && n > SIZE_MAX / size) ? NULL :
 		  malloc(n * size);
 
 	if (!p)
@@ -217,7 +227,7 @@ static inline void kvfree(void *p)
 
 static inline void *kvmemdup(const void *src, size_t len, int gfp __attribute__((unused)))
 {
-	void *p = sframe_fail_alloc ? NULL : malloc(len);
+	void *p = sframe_alloc_fails() ? NULL : malloc(len);
 
 	if (!p)
 		return NULL;

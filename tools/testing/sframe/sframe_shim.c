@@ -10,6 +10,7 @@ struct sframe_umem_region sframe_umem[SFRAME_UMEM_MAX_REGIONS];
 struct sframe_umem_write sframe_umem_writes[SFRAME_UMEM_MAX_WRITES];
 unsigned long sframe_umem_reads;
 bool sframe_fail_alloc;
+unsigned long sframe_fail_alloc_in;
 long sframe_kmem_live;
 
 /* sframe_umem_reads when the writes were armed: read numbers count from it */
