@@ -140,12 +140,6 @@ static __always_inline u32 sframe_u32(const struct sframe_section *sec, u32 valu
 	return value;
 }
 
-static __always_inline u64 sframe_u64(const struct sframe_section *sec, u64 value)
-{
-	sframe_fix_order(sec, &value, sizeof(value));
-	return value;
-}
-
 /* A value of type @type from copied section bytes at @p, in host byte order */
 #define sframe_load(sec, type, p)					\
 ({									\
