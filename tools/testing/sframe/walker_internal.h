@@ -167,6 +167,13 @@ struct mm_struct {
 	} context;
 };
 
+/* The kernel's stack_t, in every arch's ucontext */
+struct walk_stack_t {
+	void		*ss_sp;
+	int		ss_flags;
+	size_t		ss_size;
+};
+
 #if defined(WALKER_ARCH_X86)
 
 #define WALKER_ARCH_NAME	"x86_64"
@@ -199,12 +206,6 @@ struct sigcontext {
 	u16		cs, gs, fs, ss;
 	u64		err, trapno, oldmask, cr2, fpstate;
 	u64		reserved1[8];
-};
-
-struct walk_stack_t {
-	void		*ss_sp;
-	int		ss_flags;
-	size_t		ss_size;
 };
 
 struct ucontext {
@@ -286,12 +287,6 @@ struct sigcontext {
 	u8		__reserved[4096] __aligned(16);
 };
 
-struct walk_stack_t {
-	void		*ss_sp;
-	int		ss_flags;
-	size_t		ss_size;
-};
-
 struct ucontext {
 	unsigned long		uc_flags;
 	struct ucontext		*uc_link;
@@ -359,12 +354,6 @@ typedef struct {
 struct sigcontext {
 	unsigned long	oldmask[1];
 	_sigregs __user	*sregs;
-};
-
-struct walk_stack_t {
-	void		*ss_sp;
-	int		ss_flags;
-	size_t		ss_size;
 };
 
 struct ucontext_extended {
