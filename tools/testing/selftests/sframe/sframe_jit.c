@@ -44,10 +44,28 @@ const unsigned char sf_jit_loop_code[] = {
 	0x07, 0xfe,			/* br %r14 */
 #endif
 };
+
 const size_t sf_jit_loop_size = sizeof(sf_jit_loop_code);
 
 /* FRE info: CFA from SP, one data word of one byte */
 #define SF_JIT_FRE_INFO		(1 | 1 << 1 | SFRAME_FRE_DATAWORD_1B << 5)
+
+/* The header of a section of @n FDEs with one FRE each */
+static struct sframe_header sf_jit_header(unsigned int version, unsigned int n)
+{
+	return (struct sframe_header){
+		.preamble = {
+			.magic = SFRAME_MAGIC,
+			.version = version,
+			.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
+		},
+		.abi_arch = SF_ABI_NATIVE,
+		.cfa_fixed_ra_offset = SF_JIT_FIXED_RA,
+		.num_fdes = n,
+		.num_fres = n,
+		.fdes_off = 0,
+	};
+}
 
 /*
  * Writes at @buf (which is where the section will be read from: start
@@ -59,18 +77,7 @@ size_t sf_jit_build(void *buf, unsigned int version, unsigned long text,
 {
 	unsigned char fre[3] = { 0, SF_JIT_FRE_INFO, SF_JIT_CFA_WORD };
 	unsigned char *p = buf, *fdes = p + sizeof(struct sframe_header);
-	struct sframe_header h = {
-		.preamble = {
-			.magic = SFRAME_MAGIC,
-			.version = version,
-			.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
-		},
-		.abi_arch = SF_ABI_NATIVE,
-		.cfa_fixed_ra_offset = SF_JIT_FIXED_RA,
-		.num_fdes = 1,
-		.num_fres = 1,
-		.fdes_off = 0,
-	};
+	struct sframe_header h = sf_jit_header(version, 1);
 	size_t len;
 
 	memset(buf, 0, SF_JIT_SECTION_MAX);
@@ -128,20 +135,7 @@ size_t sf_jit_build_many(void *buf, unsigned long text, unsigned int n)
 	const size_t fre_block = sizeof(struct sframe_fda_v3) + sizeof(fre);
 	unsigned char *p = buf, *fdes = p + sizeof(struct sframe_header);
 	unsigned char *fres = fdes + n * sizeof(struct sframe_fde_v3);
-	struct sframe_header h = {
-		.preamble = {
-			.magic = SFRAME_MAGIC,
-			.version = SFRAME_VERSION_3,
-			.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
-		},
-		.abi_arch = SF_ABI_NATIVE,
-		.cfa_fixed_ra_offset = SF_JIT_FIXED_RA,
-		.num_fdes = n,
-		.num_fres = n,
-		.fdes_off = 0,
-		.fres_off = n * sizeof(struct sframe_fde_v3),
-		.fre_len = n * fre_block,
-	};
+	struct sframe_header h = sf_jit_header(SFRAME_VERSION_3, n);
 	struct sframe_fda_v3 attr = {
 		.num_fres = 1,
 		.info = SFRAME_FRE_TYPE_ADDR1,
@@ -149,6 +143,8 @@ size_t sf_jit_build_many(void *buf, unsigned long text, unsigned int n)
 	};
 	unsigned int i;
 
+	h.fres_off = n * sizeof(struct sframe_fde_v3);
+	h.fre_len = n * fre_block;
 	memcpy(p, &h, sizeof(h));
 	for (i = 0; i < n; i++) {
 		unsigned char *at = fdes + i * sizeof(struct sframe_fde_v3);
