@@ -326,15 +326,26 @@ static bool defer_setup(void)
 	return SF_CHECK(defer_zero >= 0 && defer_buf, "/dev/zero and a buffer: %m");
 }
 
+/* How often records came again, and samples went without one */
+static const char *defer_repeats_note(void)
+{
+	static char note[128];
+
+	snprintf(note, sizeof(note),
+		 "%u repeats no sample waited for; %u samples after their stay's last record",
+		 tally.repeats, tally.unanswered);
+	return note;
+}
+
 static void defer_summary(const char *what)
 {
 	SF_CHECK(!tally.npending || defer_unanswered(), "%u samples never got their stacks",
 		 tally.npending);
 	if (SF_CHECK(tally.exact * 1000ULL >= tally.samples * 999ULL,
 		     "%u of %u samples exact to main", tally.exact, tally.samples))
-		sf_note("%s: %u of %u samples exact to main; %u stays, %u records, %u of them repeats no sample waited for; %u samples after their stay's last record",
+		sf_note("%s: %u of %u samples exact to main; %u stays, %u records, %s",
 			what, tally.exact, tally.samples, tally.ncookies, tally.records,
-			tally.repeats, tally.unanswered);
+			defer_repeats_note());
 }
 
 __attribute__((noinline)) void defer_kernel(void)
@@ -484,9 +495,9 @@ __attribute__((noinline)) void defer_exec(void)
 		 tally.exact, tally.samples);
 	if (SF_CHECK(tally.exact, "no sample got the stack of the call to execve() (%u stays)",
 		     tally.ncookies))
-		sf_note("exec: %u samples before the point of no return got the old program's stack, exact to main, in %u stays (%u stays, %u records in all; %u samples after their stay's last record)",
-			tally.exact, tally.chain_stays, tally.ncookies, tally.records,
-			tally.unanswered);
+		sf_note("exec: %u samples before the point of no return got %s, in %u stays (%u stays, %u records in all); %s",
+			tally.exact, "the old program's stack, exact to main", tally.chain_stays,
+			tally.ncookies, tally.records, defer_repeats_note());
 }
 
 int main(int argc, char **argv)
