@@ -196,8 +196,9 @@ static void dw_sample(const struct perf_event_attr *attr, const uint64_t *rec)
 		dw_cut++;
 		return;
 	}
+	/* A slot is used again in every run: nothing of the last run's may stay */
 	s = &dw_samples[dw_nsamples++];
-	s->time = head[2];
+	*s = (struct dw_sample){ .time = head[2] };
 	if (dw_mode == DW_SYNC)
 		dw_take_ips(s, chain, nr);
 	else if (dw_mode == DW_DEFER &&
