@@ -88,6 +88,7 @@ static const struct sf_test sf_tests[] = {
 	{ "permissions",	{ "sf-perm" } },
 	{ "userfaultfd",	{ "sf-uffd" } },
 	{ "memcg",		{ "sf-memcg" } },
+	{ "fuse",		{ "sf-fuse" } },
 	{ "ustack",		{ "sf-ustack" } },
 	{ "ustack-no-sframe",	{ "sf-ustack-nosf", "--no-sframe" } },
 	{ "deferred",		{ "sf-deferred" } },
@@ -125,14 +126,6 @@ static const struct sf_test sf_tests[] = {
 };
 
 static int sf_passed, sf_nfailed, sf_number;
-
-static long sf_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
 
 static void sf_result(const char *name, const char *reason)
 {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sframe_test.h"
@@ -237,16 +238,15 @@ bool sf_check_sections(long want, const char *step)
 	return false;
 }
 
-/* A module parameter's value; -1 with errno set when it cannot be read. */
-long sf_param_get(const char *name)
+/* A number in a sysfs or procfs file; -1 with errno set when it cannot be read. */
+long sf_param_get_path(const char *path)
 {
-	char path[128], buf[64];
+	char buf[64];
 	ssize_t n;
 	char *end;
 	long v;
 	int fd;
 
-	snprintf(path, sizeof(path), SF_PARAM_DIR "%s", name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
@@ -266,13 +266,12 @@ long sf_param_get(const char *name)
 	return v;
 }
 
-/* Writes a module parameter; 0, or -1 with errno. */
-int sf_param_set(const char *name, long value)
+/* Writes a number to a sysfs or procfs file; 0, or -1 with errno. */
+int sf_param_set_path(const char *path, long value)
 {
-	char path[128], buf[32];
+	char buf[32];
 	int fd, len, ret = 0;
 
-	snprintf(path, sizeof(path), SF_PARAM_DIR "%s", name);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -1;
@@ -282,4 +281,55 @@ int sf_param_set(const char *name, long value)
 	if (close(fd))
 		ret = -1;
 	return ret;
+}
+
+/* A module parameter's value; -1 with errno set when it cannot be read. */
+long sf_param_get(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SF_PARAM_DIR "%s", name);
+	return sf_param_get_path(path);
+}
+
+/* Writes a module parameter; 0, or -1 with errno. */
+int sf_param_set(const char *name, long value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SF_PARAM_DIR "%s", name);
+	return sf_param_set_path(path, value);
+}
+
+/* CLOCK_MONOTONIC in milliseconds, for a test's deadlines */
+long sf_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Does the kernel stack of thread @tid (/proc/<tid>/stack) hold a frame
+ * whose line contains @fn?  The line found is left in @line when given.
+ */
+bool sf_kstack_has(int tid, const char *fn, char *line, size_t size)
+{
+	char path[64], buf[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(buf, sizeof(buf), f))
+		found = strstr(buf, fn);
+	fclose(f);
+	if (found && line && size) {
+		buf[strcspn(buf, "\n")] = '\0';
+		snprintf(line, size, "%s", buf);
+	}
+	return found;
 }

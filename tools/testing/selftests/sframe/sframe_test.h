@@ -53,7 +53,12 @@ bool sf_check_range(const struct sf_set *want, unsigned long start, unsigned lon
 		    const char *step);
 bool sf_check_sections(long want, const char *step);
 
+long sf_param_get_path(const char *path);
+int sf_param_set_path(const char *path, long value);
 long sf_param_get(const char *name);
 int sf_param_set(const char *name, long value);
+
+long sf_now_ms(void);
+bool sf_kstack_has(int tid, const char *fn, char *line, size_t size);
 
 #endif /* _SFRAME_TEST_H */

@@ -21,7 +21,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sf_perf.h"
@@ -30,14 +29,6 @@
 
 #define UFFD_STUCK_WAIT_MS	20000
 #define UFFD_DIE_WAIT_MS	10000
-
-static long uffd_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
 
 /* The child: never returns; exits 1 when a step fails, after saying why */
 static void uffd_child(int ready)
@@ -83,23 +74,6 @@ static void uffd_child(int ready)
 		((void (*)(void))text)();
 }
 
-/* Does a thread of @pid wait in handle_userfault()? */
-static bool uffd_waiting(pid_t pid)
-{
-	char path[64], line[256];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "handle_userfault");
-	fclose(f);
-	return found;
-}
-
 int main(void)
 {
 	long sections = sf_param_get("sections"), deadline;
@@ -118,16 +92,16 @@ int main(void)
 	close(p[1]);
 	if (!SF_CHECK(pid > 0 && read(p[0], &c, 1) == 1, "the child did not get ready"))
 		goto out;
-	deadline = uffd_now_ms() + UFFD_STUCK_WAIT_MS;
-	while (!(stuck = uffd_waiting(pid)) && uffd_now_ms() < deadline)
+	deadline = sf_now_ms() + UFFD_STUCK_WAIT_MS;
+	while (!(stuck = sf_kstack_has(pid, "handle_userfault", NULL, 0)) && sf_now_ms() < deadline)
 		usleep(20000);
 	SF_CHECK(stuck, "no walk waited on the missing page in %d s",
 		 UFFD_STUCK_WAIT_MS / 1000);
 
 out:
 	kill(pid, SIGKILL);
-	deadline = uffd_now_ms() + UFFD_DIE_WAIT_MS;
-	while (!(done = waitpid(pid, &status, WNOHANG)) && uffd_now_ms() < deadline)
+	deadline = sf_now_ms() + UFFD_DIE_WAIT_MS;
+	while (!(done = waitpid(pid, &status, WNOHANG)) && sf_now_ms() < deadline)
 		usleep(20000);
 	SF_CHECK(done == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		 "the child did not die of SIGKILL within %d s", UFFD_DIE_WAIT_MS / 1000);
