@@ -381,7 +381,7 @@ static int fuse_reap(pid_t pid)
 
 static bool fuse_run(const char *ending)
 {
-	long sections = sf_param_get("sections"), deadline, hung = -1;
+	long sections = sf_param_get("sections"), deadline, hung = -1, now;
 	int ready[2], cmd[2], tid = 0, status, failed = sf_failed;
 	char frame[256] = "", buf[16] = "";
 	bool stuck = false;
@@ -447,9 +447,10 @@ static bool fuse_run(const char *ending)
 		SF_CHECK(!sf_kstack_has(tid, "unwind", frame, sizeof(frame)),
 			 "unmap: the walk still waits after the server answered (%s)", frame);
 		/* Left: the child's copy of its program's section, from fork() */
-		SF_CHECK(sf_param_get("sections") == sections + 1,
+		now = sf_sections_settle(sections + 1, FUSE_DIE_WAIT_MS);
+		SF_CHECK(now == sections + 1,
 			 "unmap: %ld sections once the walk ended, %ld before the child",
-			 sf_param_get("sections"), sections);
+			 now, sections);
 		SF_CHECK(!waitpid(pid, &status, WNOHANG), "unmap: the child died (%#x)", status);
 		SF_CHECK(write(cmd[1], "x", 1) == 1, "unmap: write: %m");
 		status = fuse_reap(pid);
@@ -478,9 +479,9 @@ static bool fuse_run(const char *ending)
 	}
 	if (status >= 0) {
 		pid = 0;
-		SF_CHECK(sf_param_get("sections") == sections,
-			 "%s: %ld sections after the child died, %ld before", ending,
-			 sf_param_get("sections"), sections);
+		now = sf_sections_settle(sections, FUSE_DIE_WAIT_MS);
+		SF_CHECK(now == sections, "%s: %ld sections after the child died, %ld before",
+			 ending, now, sections);
 	}
 out:
 	if (hung >= 0)

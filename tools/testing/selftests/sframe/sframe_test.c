@@ -238,6 +238,21 @@ bool sf_check_sections(long want, const char *step)
 	return false;
 }
 
+/*
+ * The system-wide count of registered sections once it is @want, or as it
+ * is after @ms: a walk that is ending, or work it left for the task's
+ * return to user space, may hold a removed section a little longer, and
+ * a slow guest may take a while to get there.
+ */
+long sf_sections_settle(long want, long ms)
+{
+	long deadline = sf_now_ms() + ms, now;
+
+	while ((now = sf_param_get("sections")) != want && sf_now_ms() < deadline)
+		usleep(20000);
+	return now;
+}
+
 /* A number in a sysfs or procfs file; -1 with errno set when it cannot be read. */
 long sf_param_get_path(const char *path)
 {

@@ -52,6 +52,7 @@ unsigned long sf_middle_page(const struct sf_line *l);
 bool sf_check_range(const struct sf_set *want, unsigned long start, unsigned long end,
 		    const char *step);
 bool sf_check_sections(long want, const char *step);
+long sf_sections_settle(long want, long ms);
 
 long sf_param_get_path(const char *path);
 int sf_param_set_path(const char *path, long value);
