@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,7 +79,7 @@ int main(void)
 {
 	long sections = sf_param_get("sections"), deadline;
 	int p[2], status = 0;
-	bool stuck = false;
+	bool stuck = false, ready = false;
 	pid_t pid, done = 0;
 	char c;
 
@@ -90,13 +91,29 @@ int main(void)
 		uffd_child(p[1]);
 	}
 	close(p[1]);
-	if (!SF_CHECK(pid > 0 && read(p[0], &c, 1) == 1, "the child did not get ready"))
-		goto out;
+	if (!SF_CHECK(pid > 0, "fork: %m"))
+		sf_exit();
+	/*
+	 * The first sample can come before the child says it is ready: its
+	 * walk then waits on the page before write() is reached, which is
+	 * the very state looked for, so the pipe is only polled.  EOF means
+	 * the child gave up on a step.
+	 */
 	deadline = sf_now_ms() + UFFD_STUCK_WAIT_MS;
-	while (!(stuck = sf_kstack_has(pid, "handle_userfault", NULL, 0)) && sf_now_ms() < deadline)
-		usleep(20000);
-	SF_CHECK(stuck, "no walk waited on the missing page in %d s",
-		 UFFD_STUCK_WAIT_MS / 1000);
+	while (!(stuck = sf_kstack_has(pid, "handle_userfault", NULL, 0)) &&
+	       sf_now_ms() < deadline) {
+		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+
+		if (ready) {
+			usleep(20000);
+		} else if (poll(&pfd, 1, 20) == 1) {
+			ready = read(p[0], &c, 1) == 1;
+			if (!SF_CHECK(ready, "the child failed before it was ready"))
+				goto out;
+		}
+	}
+	SF_CHECK(stuck, "no walk waited on the missing page in %d s%s",
+		 UFFD_STUCK_WAIT_MS / 1000, ready ? "" : " (nor did the child get ready)");
 
 out:
 	kill(pid, SIGKILL);

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sframe-gen: SFrame V3 made from an object's .eh_frame (DWARF CFI).
+ *
+ * The library behind the sframe-gen command and the load-time module
+ * (LD_AUDIT or LD_PRELOAD).  It reads .eh_frame as hostile input: every
+ * read is bounds-checked against the bytes it was given, and malformed
+ * CFI gives an error, never a crash or a read outside them.
+ *
+ * Two steps, so that a caller can place the section before it is written
+ * (V3 function start addresses are relative to the section):
+ *
+ *	gen = sframe_gen_new(&in, &stats, err, sizeof(err));
+ *	size = sframe_gen_size(gen);
+ *	buf = <size bytes at run-time address buf_addr>;
+ *	sframe_gen_emit(gen, buf, buf_addr);
+ *	sframe_gen_free(gen);
+ */
+#ifndef _SFRAME_GEN_H
+#define _SFRAME_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * enum sframe_gen_arch - the ABI the section is made for
+ * @SFRAME_GEN_X86_64: little endian, CFA on RSP/RBP, RA at CFA - 8.
+ * @SFRAME_GEN_AARCH64: little endian, CFA on SP/X29, RA in X30 or saved,
+ *	signed with PAC where the CFI says so (DW_CFA_AARCH64_negate_ra_state).
+ * @SFRAME_GEN_S390X: big endian, CFA on R15/R11, RA in R14 or saved,
+ *	CFA offsets stored scaled.
+ */
+enum sframe_gen_arch {
+	SFRAME_GEN_X86_64,
+	SFRAME_GEN_AARCH64,
+	SFRAME_GEN_S390X,
+};
+
+/**
+ * struct sframe_gen_input - where an object's CFI is
+ * @arch: the ABI.
+ * @eh_frame: the .eh_frame bytes.
+ * @eh_frame_size: how many; reading stops there or at a zero terminator.
+ * @eh_frame_addr: the address of @eh_frame[0] in the address space the
+ *	output describes (the file's vaddrs, or a loaded object's run-time
+ *	addresses); PC-relative pointers are resolved against it.
+ * @text_start: only FDEs whose code lies in [@text_start, @text_end) are
+ *	converted; 0 and 0 for all.
+ * @text_end: see @text_start.
+ * @data_base: the base of DW_EH_PE_datarel pointers (the GOT), 0 if none.
+ */
+struct sframe_gen_input {
+	enum sframe_gen_arch	arch;
+	const void		*eh_frame;
+	size_t			eh_frame_size;
+	uint64_t		eh_frame_addr;
+	uint64_t		text_start;
+	uint64_t		text_end;
+	uint64_t		data_base;
+};
+
+/**
+ * struct sframe_gen_stats - what a conversion did
+ * @cies: CIEs read.
+ * @fdes: DWARF FDEs read.
+ * @fdes_out: SFrame FDEs written (flex ones included).
+ * @fdes_flex: of those, SFRAME_FDE_TYPE_FLEX.
+ * @fdes_skipped: FDEs with a rule SFrame cannot express; the walker falls
+ *	back to frame pointers in their code.
+ * @fres: SFrame FREs written.
+ * @bytes_described: code bytes that FDEs written cover.
+ * @bytes_skipped: code bytes of the FDEs skipped.
+ */
+struct sframe_gen_stats {
+	unsigned int	cies;
+	unsigned int	fdes;
+	unsigned int	fdes_out;
+	unsigned int	fdes_flex;
+	unsigned int	fdes_skipped;
+	unsigned int	fres;
+	uint64_t	bytes_described;
+	uint64_t	bytes_skipped;
+};
+
+struct sframe_gen;
+
+struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
+				  struct sframe_gen_stats *stats,
+				  char *err, size_t err_size);
+size_t sframe_gen_size(const struct sframe_gen *gen);
+void sframe_gen_emit(const struct sframe_gen *gen, void *buf, uint64_t buf_addr);
+void sframe_gen_free(struct sframe_gen *gen);
+
+#endif /* _SFRAME_GEN_H */
