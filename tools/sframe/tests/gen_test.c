@@ -530,12 +530,15 @@ static void test_a64(void)
 	FDE(cie, 0x2000, 0x10, 0x41, 0x09, 30, 9);
 	FDE(cie, 0x3000, 0x10, 0x41, 0x0e, 16, 0x9d, 2);
 	FDE(cie, 0x4000, 0x10, 0x41, 0x9e, 1);	/* RA saved, FP not: two words */
+	/* After the padding word, the FP's offset needs two bytes (a byte holds its control) */
+	FDE(cie, 0x5000, 0x10, 0x41, 0x11, 29, 0x67);
 	if (convert(&c, SFRAME_GEN_AARCH64)) {
+		expect(&c, 0x5004, F(R_REG(31, 0), R_SAME, R_AT(200)));
 		expect(&c, 0x2000, F(R_REG(31, 0), R_SAME, R_SAME));
 		expect(&c, 0x2004, F(R_REG(31, 0), R_REG(9, 0), R_SAME));
 		expect(&c, 0x3004, F(R_REG(31, 16), R_SAME, R_AT(-16)));
 		expect(&c, 0x4004, F(R_SP(0), R_AT(-8), R_SAME));
-		expect_counts(&c, 3, 2, 0, 0);
+		expect_counts(&c, 4, 3, 0, 0);
 	}
 	conv_free(&c);
 
