@@ -124,6 +124,9 @@ static bool sg_fits32(int64_t v)
 /* The CFA offset as stored: s390x keeps (offset - 160) / 8. */
 static bool sg_cfa_word(const struct sframe_gen *gen, int64_t off, int32_t *word)
 {
+	/* The offset the reader decodes must fit too, not only the word. */
+	if (!sg_fits32(off))
+		return false;
 	if (gen->arch == SFRAME_GEN_S390X) {
 		off += SFRAME_S390X_CFA_OFFSET_ADJUSTMENT;
 		if (off % SFRAME_S390X_CFA_OFFSET_ALIGNMENT)
