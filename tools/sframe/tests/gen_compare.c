@@ -5,6 +5,11 @@
  * from its .eh_frame, both decoded by the kernel's reader.
  *
  *   gen_compare ELF RAW ADDR     RAW: sframe-gen --raw RAW --addr ADDR ELF
+ *   gen_compare --validate RAW ADDR
+ *
+ * --validate reads a generated section alone: sframe_section_init(),
+ * sframe_section_validate(), and a lookup of every address of every FDE,
+ * and prints "FDEs N PCs N", for files gas did not make (a distro's).
  *
  * Prints the disagreements (the first 20), then one line:
  *   PCS agree N differ N missing N (N FDEs of gas)
@@ -39,6 +44,37 @@ static unsigned char *slurp(const char *name, size_t *size)
 	return buf;
 }
 
+static int validate(const char *name, unsigned long addr)
+{
+	struct sframe_section sec = { 0 };
+	struct unwind_user_frame f;
+	unsigned long pc, pcs = 0;
+	struct sframe_fde fde;
+	unsigned char *raw;
+	size_t size;
+	unsigned int n;
+	int ret;
+
+	raw = slurp(name, &size);
+	sframe_umem[0] = (struct sframe_umem_region){ .addr = addr, .len = size, .data = raw };
+	if (sframe_section_init(&sec, addr, size, 0, ULONG_MAX, SIZE_MAX) ||
+	    sframe_section_validate(&sec))
+		sframe_elf_fail("generated section: %s", sec.reason);
+	for (n = 0; n < sec.num_fdes; n++) {
+		if (sframe_read_fde(&sec, n, &fde))
+			sframe_elf_fail("FDE %u: %s", n, sec.reason);
+		for (pc = fde.func_start; pc < fde.func_start + fde.func_size; pc++, pcs++) {
+			ret = sframe_find(&sec, pc, &f);
+			if (ret)
+				sframe_elf_fail("lookup of %#lx: %d (%s)", pc, ret, sec.reason);
+		}
+	}
+	printf("FDEs %u PCs %lu\n", sec.num_fdes, pcs);
+	sframe_section_release(&sec);
+	free(raw);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sframe_section gas = { 0 }, gen = { 0 };
@@ -52,6 +88,8 @@ int main(int argc, char **argv)
 	unsigned int n;
 	int ra, rb;
 
+	if (argc == 4 && !strcmp(argv[1], "--validate"))
+		return validate(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc != 4) {
 		fprintf(stderr, "usage: gen_compare ELF RAW ADDR\n");
 		return 2;
