@@ -50,6 +50,7 @@ struct sg_fde {
 struct sg_cie_entry {
 	size_t			off;
 	bool			used;
+	bool			parsed;
 	int			err;
 	struct eh_cie		cie;
 	struct cfi_state	init;
@@ -513,14 +514,10 @@ static int sg_cie_grow(struct sframe_gen *gen)
 	return 0;
 }
 
-/* The CIE at @off, parsed and run once; e->err says if it is usable. */
-static int sg_cie(struct sframe_gen *gen, struct eh_ctx *ctx, size_t off,
-		  struct sg_cie_entry **out)
+/* Records a CIE the walk of the records met, to be parsed when an FDE uses it */
+static int sg_cie_add(struct sframe_gen *gen, size_t off)
 {
-	struct cfi_params p = { 0 };
 	struct sg_cie_entry *e;
-	char *saved = ctx->err;
-	size_t saved_size = ctx->err_size;
 
 	if ((gen->num_cies + 1) * 2 > gen->cap_cies && sg_cie_grow(gen))
 		return -ENOMEM;
@@ -529,6 +526,31 @@ static int sg_cie(struct sframe_gen *gen, struct eh_ctx *ctx, size_t off,
 		e->used = true;
 		e->off = off;
 		gen->num_cies++;
+	}
+	return 0;
+}
+
+/*
+ * The CIE at @off, parsed and run once; e->err says if it is usable.  Only
+ * records the walk met are CIEs: a pointer elsewhere (into a record, at an
+ * FDE) is refused, so that no byte is taken for CIE instructions twice and
+ * the work stays linear in the section's size whatever the pointers say.
+ */
+static int sg_cie(struct sframe_gen *gen, struct eh_ctx *ctx, size_t off,
+		  struct sg_cie_entry **out)
+{
+	struct cfi_params p = { 0 };
+	struct sg_cie_entry *e;
+	char *saved = ctx->err;
+	size_t saved_size = ctx->err_size;
+
+	if (!gen->cap_cies)
+		return -ENOENT;
+	e = sg_cie_slot(gen->cies, gen->cap_cies, off);
+	if (!e->used)
+		return -ENOENT;
+	if (!e->parsed) {
+		e->parsed = true;
 		ctx->err = e->msg;
 		ctx->err_size = sizeof(e->msg);
 		e->err = eh_parse_cie(ctx, off, &e->cie);
@@ -650,8 +672,15 @@ static int sg_one(struct sframe_gen *gen, const struct sframe_gen_input *in, str
 	int ret;
 
 	ret = sg_cie(gen, ctx, rec->cie_off, &ce);
-	if (ret)
-		return ret;
+	if (ret) {
+		stats->fdes_bad++;
+		if (rec->cie_off >= ctx->size)
+			sg_reason(stats, "FDE at %#zx: CIE pointer out of the section", rec->off);
+		else
+			sg_reason(stats, "FDE at %#zx: CIE pointer to %#zx, not a CIE", rec->off,
+				  rec->cie_off);
+		return 0;
+	}
 	if (ce->err) {
 		ret = ce->err;
 		snprintf(msg, sizeof(msg), "%s", ce->msg);
@@ -747,6 +776,21 @@ struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
 	ctx.data_base = in->data_base;
 	ctx.big = gen->big;
 	ctx.ptr_size = in->ptr_size ? in->ptr_size : 8;
+	ctx.err = err;
+	ctx.err_size = err_size;
+	/* First the CIEs: FDEs may only point at records met here. */
+	for (;;) {
+		ret = eh_next_record(&ctx, &pos, &rec);
+		if (ret < 0)
+			goto fail;
+		if (!ret)
+			break;
+		if (rec.is_cie && sg_cie_add(gen, rec.off)) {
+			snprintf(err, err_size, "out of memory");
+			goto fail;
+		}
+	}
+	pos = 0;
 	for (;;) {
 		ctx.err = err;
 		ctx.err_size = err_size;

@@ -783,6 +783,29 @@ static void test_reads(void)
 	CHECK(eh_read_encoded(&ctx, 0x04, &pos, B.n, &v) == -EINVAL, "udata8 past the end");
 	pos = 0;
 	CHECK(eh_read_u(&ctx, &pos, B.n + 1, 4, &v) == -EINVAL, "record end past the section");
+
+	begin("eh_parse_cie() on what is no CIE", false);
+	{
+		struct eh_cie cie;
+		size_t c0, f0, term;
+
+		c0 = x86_cie("zR", 0x1b);
+		f0 = FDE(c0, 0x1000, 0x10, 0);
+		term = B.n;
+		eb_put(&B, 0, 4);
+		ctx.data = B.d;
+		ctx.size = B.n;
+		CHECK(!eh_parse_cie(&ctx, c0, &cie) && cie.ra_reg == 16 && cie.data_align == -8 &&
+		      cie.code_align == 1 && cie.fde_enc == 0x1b && cie.has_z,
+		      "the CIE: %s", msg);
+		CHECK(eh_parse_cie(&ctx, f0, &cie) == -EINVAL && strstr(msg, "is an FDE"),
+		      "an FDE: %s", msg);
+		CHECK(eh_parse_cie(&ctx, term, &cie) == -EINVAL && strstr(msg, "terminator"),
+		      "the terminator: %s", msg);
+		CHECK(eh_parse_cie(&ctx, B.n, &cie) == -EINVAL && strstr(msg, "out of the section"),
+		      "the end: %s", msg);
+		CHECK(eh_parse_cie(&ctx, SIZE_MAX, &cie) == -EINVAL, "SIZE_MAX");
+	}
 }
 
 /* Bad input */
@@ -884,7 +907,7 @@ static void test_bad(void)
 	eb_fde(&B, false, at, 0x1b, true, 0xb000, 0x10, "", 0);
 	if (convert(&c, SFRAME_GEN_X86_64)) {
 		expect_counts(&c, 2, 0, 0, 1);
-		expect_reason(&c, "is an FDE");
+		expect_reason(&c, "not a CIE");
 		expect_none(&c, 0xb000);
 	}
 	conv_free(&c);
@@ -893,14 +916,14 @@ static void test_bad(void)
 	cie = x86_cie("zR", 0x1b);
 	FDE(cie, 0x9000, 0x10, 0);
 	at = eb_begin(&B, false);
-	/* Points at the good FDE's pc_begin field: whatever it reads, no crash */
+	/* Points at the good FDE's pc_begin field: not a record the walk met */
 	eb_put(&B, B.n - (cie + 24 + 8), 4);
 	eb_bytes(&B, "\0\0\0\0\0\0\0\0\0", 9);
 	eb_end(&B, at);
-	if (convert(&c, SFRAME_GEN_X86_64))
-		CHECK(c.st.fdes_out == 1 && c.st.fdes_bad + c.st.fdes_skipped == 1,
-		      "out %u bad %u skipped %u", c.st.fdes_out, c.st.fdes_bad,
-		      c.st.fdes_skipped);
+	if (convert(&c, SFRAME_GEN_X86_64)) {
+		expect_counts(&c, 1, 0, 0, 1);
+		expect_reason(&c, "not a CIE");
+	}
 	conv_free(&c);
 
 	begin("remember_state overflow", false);
