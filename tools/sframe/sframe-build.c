@@ -226,8 +226,9 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 				return false;
 			if (ra_word && !sg_fits32(st->ra.off))
 				return false;
-			if (ra_word && (gen->arch == SFRAME_GEN_S390X ?
-					st->ra.off == SFRAME_FRE_RA_OFFSET_INVALID : false))
+			/* s390x reads an RA offset of 0 as "not saved". */
+			if (ra_word && gen->arch == SFRAME_GEN_S390X &&
+			    st->ra.off == SFRAME_FRE_RA_OFFSET_INVALID)
 				return false;
 			if (ra_word) {
 				w[n++] = st->ra.off;
@@ -403,7 +404,7 @@ static int sg_build_inc(struct sframe_gen *gen, const struct cfi_row *rows, unsi
  * FREs are offsets in one entry; the phase of @start is folded in.
  */
 static int sg_build_plt(struct sframe_gen *gen, const struct cfi_state *st, uint64_t start,
-			uint64_t size, uint8_t fde_info, struct sframe_gen_stats *stats)
+			uint64_t size, uint8_t fde_info)
 {
 	unsigned int rep = st->cfa.plt_mask + 1, q, mark = gen->num_fres;
 	struct cfi_state row = *st;
@@ -434,7 +435,6 @@ static int sg_build_plt(struct sframe_gen *gen, const struct cfi_state *st, uint
 		if (ret)
 			return ret;
 	}
-	(void)stats;
 	sg_fde_finish(gen, &fde);
 	return sg_add_fde(gen, &fde);
 }
@@ -470,7 +470,7 @@ static int sg_build_fde(struct sframe_gen *gen, const struct eh_cie *cie,
 		ret = sg_build_inc(gen, rows->rows, 0, plt, efde->pc_begin, split, info, stats);
 	if (!ret && plt < n)
 		ret = sg_build_plt(gen, &rows->rows[plt].st, efde->pc_begin + split,
-				   efde->pc_range - split, info, stats);
+				   efde->pc_range - split, info);
 	if (ret) {
 		/* All or nothing: drop what a first part added. */
 		gen->num_fdes = fdes;
@@ -815,6 +815,11 @@ struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
 	gen->cies = NULL;
 	sg_sort(gen, stats);
 	sg_layout(gen, stats);
+	/* The header's offsets and lengths are 32 bits. */
+	if (gen->fre_len > UINT32_MAX - (size_t)gen->num_fdes * SG_FDE_SIZE) {
+		snprintf(err, err_size, "SFrame section over 4 GiB");
+		goto fail;
+	}
 	return gen;
 fail:
 	cfi_rows_free(&rows);
