@@ -45,6 +45,7 @@ struct sg_fde {
 	unsigned int	first_fre;
 	unsigned int	num_fres;
 	uint32_t	fres_off;
+	unsigned int	origin;		/* the .eh_frame FDE it came from, by order */
 };
 
 struct sg_cie_entry {
@@ -71,6 +72,7 @@ struct sframe_gen {
 	unsigned int		num_fres;
 	unsigned int		cap_fres;
 	size_t			fre_len;
+	unsigned int		origin;		/* of the FDEs being built */
 	/* the CIE cache, open addressing by offset */
 	struct sg_cie_entry	*cies;
 	size_t			cap_cies;
@@ -336,7 +338,8 @@ static int sg_add_fde(struct sframe_gen *gen, const struct sg_fde *fde)
 
 	if (ret)
 		return ret;
-	gen->fdes[gen->num_fdes++] = *fde;
+	gen->fdes[gen->num_fdes] = *fde;
+	gen->fdes[gen->num_fdes++].origin = gen->origin;
 	return 0;
 }
 
@@ -579,30 +582,52 @@ static int sg_fde_cmp(const void *a, const void *b)
 	return x->first_fre < y->first_fre ? -1 : x->first_fre > y->first_fre;
 }
 
-static void sg_sort(struct sframe_gen *gen, struct sframe_gen_stats *stats)
+/*
+ * Sorts the FDEs and drops those that overlap one before them, which the
+ * kernel refuses, with the other part of a PLT FDE split in two: an
+ * .eh_frame FDE is converted whole or not at all, and counted once.
+ */
+static int sg_sort(struct sframe_gen *gen, struct sframe_gen_stats *stats)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, origins = stats->fdes;
+	uint8_t *dropped;
 	uint64_t end = 0;
+	bool any = false;
 
-	if (gen->num_fdes)
-		qsort(gen->fdes, gen->num_fdes, sizeof(*gen->fdes), sg_fde_cmp);
+	if (!gen->num_fdes)
+		return 0;
+	qsort(gen->fdes, gen->num_fdes, sizeof(*gen->fdes), sg_fde_cmp);
+	dropped = calloc(origins / 8 + 1, 1);
+	if (!dropped)
+		return -ENOMEM;
 	for (i = 0; i < gen->num_fdes; i++) {
 		struct sg_fde *f = &gen->fdes[i];
 
-		/* The kernel refuses overlapping FDEs: keep the first. */
-		if (n && f->start < end) {
-			stats->fdes_skipped++;
-			stats->bytes_skipped += f->size;
-			if (SFRAME_FDE_INFO2_TYPE(f->info2) == SFRAME_FDE_TYPE_FLEX)
-				stats->fdes_flex--;
+		if (i && f->start < end) {
+			if (!(dropped[f->origin / 8] & (1U << (f->origin % 8))))
+				stats->fdes_skipped++;
+			dropped[f->origin / 8] |= 1U << (f->origin % 8);
+			any = true;
 			sg_reason(stats, "FDE for %#llx overlaps another",
 				  (unsigned long long)f->start);
 			continue;
 		}
-		gen->fdes[n++] = *f;
 		end = f->start + f->size;
 	}
+	for (i = 0; i < gen->num_fdes; i++) {
+		struct sg_fde *f = &gen->fdes[i];
+
+		if (any && (dropped[f->origin / 8] & (1U << (f->origin % 8)))) {
+			stats->bytes_skipped += f->size;
+			if (SFRAME_FDE_INFO2_TYPE(f->info2) == SFRAME_FDE_TYPE_FLEX)
+				stats->fdes_flex--;
+			continue;
+		}
+		gen->fdes[n++] = *f;
+	}
 	gen->num_fdes = n;
+	free(dropped);
+	return 0;
 }
 
 static void sg_layout(struct sframe_gen *gen, struct sframe_gen_stats *stats)
@@ -803,7 +828,7 @@ struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
 			stats->cies++;
 			continue;
 		}
-		stats->fdes++;
+		gen->origin = stats->fdes++;
 		ret = sg_one(gen, in, &ctx, &rec, &rows, stats);
 		if (ret) {
 			snprintf(err, err_size, "out of memory");
@@ -813,7 +838,10 @@ struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
 	cfi_rows_free(&rows);
 	free(gen->cies);
 	gen->cies = NULL;
-	sg_sort(gen, stats);
+	if (sg_sort(gen, stats)) {
+		snprintf(err, err_size, "out of memory");
+		goto fail;
+	}
 	sg_layout(gen, stats);
 	/* The header's offsets and lengths are 32 bits. */
 	if (gen->fre_len > UINT32_MAX - (size_t)gen->num_fdes * SG_FDE_SIZE) {

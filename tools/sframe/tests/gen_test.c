@@ -438,6 +438,27 @@ static void test_x86_plt(void)
 	}
 	conv_free(&c);
 
+	begin("x86_64 PLT whose entries overlap another FDE: both parts dropped", false);
+	cie = x86_cie("zR", 0x1b);
+	FDE(cie, 0x1030, 0x10, 0x41, 0x0e, 16);
+	n = 0;
+	insns[n++] = 0x0e;
+	insns[n++] = 16;
+	insns[n++] = 0x50;
+	memcpy(insns + n, plt_expr, sizeof(plt_expr));
+	n += sizeof(plt_expr);
+	eb_fde(&B, false, cie, 0x1b, true, 0x1020, 0x30, insns, n);
+	if (convert(&c, SFRAME_GEN_X86_64)) {
+		expect_none(&c, 0x1020);
+		expect(&c, 0x1031, F(R_SP(16), R_AT(-8), R_SAME));
+		expect_none(&c, 0x1040);
+		expect_counts(&c, 1, 0, 1, 0);
+		CHECK(c.st.bytes_skipped == 0x30, "bytes skipped %llu",
+		      (unsigned long long)c.st.bytes_skipped);
+		expect_reason(&c, "overlaps");
+	}
+	conv_free(&c);
+
 	begin("x86_64 PLT expression followed by rows: skipped", false);
 	cie = x86_cie("zR", 0x1b);
 	memcpy(insns, plt_expr, sizeof(plt_expr));
