@@ -133,8 +133,10 @@ static void learn_name(struct parser *p, const char *name, size_t len, u32 num)
 	p->names[p->nnames++].num = num;
 }
 
+/* A register's number by the name readelf gives it; "rN" where it has none (s390x) */
 static bool name_num(const struct parser *p, const char *name, size_t len, u32 *num)
 {
+	unsigned long v = 0;
 	size_t i;
 
 	for (i = 0; i < p->nnames; i++)
@@ -142,7 +144,15 @@ static bool name_num(const struct parser *p, const char *name, size_t len, u32 *
 			*num = p->names[i].num;
 			return true;
 		}
-	return false;
+	if (len < 2 || len > 4 || name[0] != 'r')
+		return false;
+	for (i = 1; i < len; i++) {
+		if (!isdigit((unsigned char)name[i]))
+			return false;
+		v = v * 10 + name[i] - '0';
+	}
+	*num = v;
+	return true;
 }
 
 /* Every "rN (name)" and "DW_OP_bregN (name)" of a raw line teaches a name. */
@@ -186,7 +196,7 @@ static struct xexpr parse_expr(const char *s)
 	unsigned long reg;
 	char *end;
 
-	s = strchr(s, '(');
+	s = strstr(s, "(DW_OP_");
 	if (!s || strncmp(s, "(DW_OP_breg", 11) || !isdigit((unsigned char)s[11]))
 		return x;
 	errno = 0;
@@ -833,6 +843,10 @@ void gc_dwarf_load(const struct gc_abi *abi, const char *interp, const char *raw
 		gc_fail("%s: read error", interp);
 	fclose(f);
 	itable_reset(&cur);
+	for (i = 0, w = 0; i < p.nraw; i++)
+		w += !p.raw[i].cie && p.raw[i].hi > p.raw[i].lo;
+	if (w != out->fdes)
+		gc_fail("%s has %zu FDEs with code, %s %u", raw, w, interp, out->fdes);
 	for (i = 0; i < ncies; i++)
 		free(cies[i].rows);
 	free(cies);
