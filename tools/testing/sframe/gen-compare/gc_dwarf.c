@@ -577,7 +577,7 @@ static bool fits(s64 v)
 
 static unsigned int saved_rule(struct unwind_user_rule *r, const struct cell *c, u8 kind,
 			       const struct xexpr *x, bool is_ra, bool *outermost,
-			       const struct gc_abi *abi)
+			       const struct gc_abi *abi, u32 ra_col)
 {
 	switch (c->kind) {
 	case CK_U:
@@ -589,6 +589,14 @@ static unsigned int saved_rule(struct unwind_user_rule *r, const struct cell *c,
 		}
 		/* fallthrough */
 	case CK_S:
+		/* an RA column of the CIE's own: the RA is in that register */
+		if (is_ra && ra_col != abi->ra) {
+			if (ra_col > 255)
+				return GC_NX_RANGE;
+			r->base = UNWIND_USER_BASE_REG;
+			r->regnum = ra_col;
+			return GC_NX_NONE;
+		}
 		if (is_ra && abi->fixed_ra)
 			return GC_NX_RA_UNCHANGED;
 		r->base = UNWIND_USER_BASE_SAME;
@@ -625,16 +633,18 @@ static unsigned int saved_rule(struct unwind_user_rule *r, const struct cell *c,
 	}
 }
 
-static unsigned int make_rule(struct parser *p, const char *aug, const struct irow *row,
-			      const struct rstate *st, struct unwind_user_frame *f)
+static unsigned int make_rule(struct parser *p, const struct raw_entry *cie,
+			      const struct irow *row, const struct rstate *st,
+			      struct unwind_user_frame *f)
 {
+	const char *aug = cie->aug;
 	const struct gc_abi *abi = p->abi;
 	bool outermost = false;
 	unsigned int nx;
 
 	memset(f, 0, sizeof(*f));
 	f->signal = strchr(aug, 'S') != NULL;
-	nx = saved_rule(&f->ra, &row->ra, st->ra, &st->ra_x, true, &outermost, abi);
+	nx = saved_rule(&f->ra, &row->ra, st->ra, &st->ra_x, true, &outermost, abi, cie->ra_col);
 	if (nx)
 		return nx;
 	if (outermost) {
@@ -662,7 +672,7 @@ static unsigned int make_rule(struct parser *p, const char *aug, const struct ir
 	}
 	if (f->cfa.offset % (s32)abi->cfa_align)
 		return GC_NX_CFA_ALIGN;
-	nx = saved_rule(&f->fp, &row->fp, st->fp, &st->fp_x, false, &outermost, abi);
+	nx = saved_rule(&f->fp, &row->fp, st->fp, &st->fp_x, false, &outermost, abi, cie->ra_col);
 	if (nx)
 		return nx;
 	if (st->pac_pc)
@@ -719,7 +729,7 @@ static void fde_rows(struct parser *p, const struct itable *fde, const struct it
 			next = raw->snaps[j + 1].loc;
 		if (next <= pc)
 			bad_line(p, "rows out of order");
-		nx = make_rule(p, rcie->aug, &t->rows[i], &raw->snaps[j].st, &f);
+		nx = make_rule(p, rcie, &t->rows[i], &raw->snaps[j].st, &f);
 		add_row(p, pc, next, index, nx, &f);
 		pc = next;
 	}

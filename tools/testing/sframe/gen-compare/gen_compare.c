@@ -128,6 +128,7 @@ static unsigned char *generate(const struct gc_elf *elf, struct sframe_gen_stats
 	in.eh_frame_size = eh->size;
 	in.eh_frame_addr = eh->addr;
 	in.data_base = got ? got->addr : 0;
+	in.ptr_size = 8;
 	gen = sframe_gen_new(&in, st, err, err_size);
 	if (!gen)
 		return NULL;
@@ -312,21 +313,23 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 			printf(" %s %llu", gc_nx_name(i), k.nx[i]);
 	printf("\n");
 	if (gbuf)
-		printf("  sframe-gen: %u CIEs, %u FDEs, %u written (%u flex), %u skipped, %u FREs, "
-		       "%llu bytes described, %llu skipped, section %llu bytes\n",
-		       st.cies, st.fdes, st.fdes_out, st.fdes_flex, st.fdes_skipped, st.fres,
+		printf("  sframe-gen: %u CIEs, %u FDEs, %u written (%u flex), %u skipped, %u bad, "
+		       "%u FREs, %llu bytes described, %llu skipped, section %llu bytes%s%s\n",
+		       st.cies, st.fdes, st.fdes_out, st.fdes_flex, st.fdes_skipped, st.fdes_bad,
+		       st.fres,
 		       (unsigned long long)st.bytes_described,
-		       (unsigned long long)st.bytes_skipped, gsize);
+		       (unsigned long long)st.bytes_skipped, gsize,
+		       st.reason[0] ? "; first skipped: " : "", st.reason);
 	report_fdes(&dw, acc);
 	printf("summary text=%llu a=%llu b=%llu c=%llu cx=%llu"
 	       " ba_eq=%llu ba_ne=%llu ba_noa=%llu ba_nob=%llu"
 	       " bc_eq=%llu bc_ne=%llu bc_nx=%llu bc_nob=%llu"
 	       " bc_noc=%llu ac_eq=%llu ac_ne=%llu ac_noa=%llu"
-	       " a_err=%llu b_err=%llu gen=%d a_sec=%d fdes=%u gen_skipped=%u"
+	       " a_err=%llu b_err=%llu gen=%d a_sec=%d fdes=%u gen_skipped=%u gen_bad=%u"
 	       " oracle=%llu plt_ba_ne=%llu plt_ac_ne=%llu\n",
 	       k.text, k.a, k.b, k.c, k.cx, k.ba_eq, k.ba_ne, k.ba_noa, k.ba_nob, k.bc_eq, k.bc_ne,
 	       k.bc_nx, k.bc_nob, k.bc_noc, k.ac_eq, k.ac_ne, k.ac_noa, k.a_err, k.b_err,
-	       use_gen ? !!pb : -1, sf ? !!pa : -1, dw.fdes, st.fdes_skipped,
+	       use_gen ? !!pb : -1, sf ? !!pa : -1, dw.fdes, st.fdes_skipped, st.fdes_bad,
 	       k.nx[GC_NX_ORACLE], k.plt_ba_ne, k.plt_ac_ne);
 
 	if (pa)
