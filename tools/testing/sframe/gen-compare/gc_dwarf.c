@@ -32,9 +32,9 @@ static const char *const nx_names[GC_NX_COUNT] = {
 	[GC_NX_CFA_ALIGN] = "cfa-unaligned",
 	[GC_NX_RA_UNCHANGED] = "ra-unchanged-x86",
 	[GC_NX_RA_EXPR] = "ra-expression",
-	[GC_NX_RA_VAL0] = "ra-cfa+0",
+	[GC_NX_RA_VAL] = "ra-val-offset",
 	[GC_NX_FP_EXPR] = "fp-expression",
-	[GC_NX_FP_VAL0] = "fp-cfa+0",
+	[GC_NX_FP_VAL] = "fp-val-offset",
 	[GC_NX_RANGE] = "out-of-range",
 	[GC_NX_PAUTH_PC] = "pauth-lr",
 	[GC_NX_ORACLE] = "oracle-mismatch",
@@ -601,14 +601,17 @@ static unsigned int saved_rule(struct unwind_user_rule *r, const struct cell *c,
 			return GC_NX_RA_UNCHANGED;
 		r->base = UNWIND_USER_BASE_SAME;
 		return GC_NX_NONE;
-	case CK_C:
 	case CK_V:
+		/*
+		 * "CFA + off" as the value: a flex rule's control word for a
+		 * CFA base without dereference is 0, which is padding.
+		 */
+		return is_ra ? GC_NX_RA_VAL : GC_NX_FP_VAL;
+	case CK_C:
 		if (!fits(c->off))
 			return GC_NX_RANGE;
-		if (c->kind == CK_V && !c->off)
-			return is_ra ? GC_NX_RA_VAL0 : GC_NX_FP_VAL0;
 		r->base = UNWIND_USER_BASE_CFA;
-		r->deref = c->kind == CK_C;
+		r->deref = true;
 		r->offset = c->off;
 		return GC_NX_NONE;
 	case CK_R:

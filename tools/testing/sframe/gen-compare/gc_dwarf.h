@@ -17,9 +17,9 @@ enum gc_nx {
 	GC_NX_CFA_ALIGN,	/* s390x CFA offset not a multiple of 8 */
 	GC_NX_RA_UNCHANGED,	/* x86_64 RA "same value"/unset: RA is always at CFA-8 */
 	GC_NX_RA_EXPR,		/* RA by an expression other than breg */
-	GC_NX_RA_VAL0,		/* RA = CFA + 0 (the flex padding word) */
+	GC_NX_RA_VAL,		/* RA = CFA + off: flex's control word would be 0, padding */
 	GC_NX_FP_EXPR,		/* FP by an expression other than breg */
-	GC_NX_FP_VAL0,		/* FP = CFA + 0 */
+	GC_NX_FP_VAL,		/* FP = CFA + off, likewise */
 	GC_NX_RANGE,		/* an offset beyond 32 bits or a register beyond 255 */
 	GC_NX_PAUTH_PC,		/* DW_CFA_AARCH64_negate_ra_state_with_pc (PAuth_LR) */
 	GC_NX_ORACLE,		/* the table and the raw listing disagree */

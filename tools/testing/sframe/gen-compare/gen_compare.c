@@ -34,6 +34,8 @@ struct counts {
 	u64	a, b, c, cx;		/* present; cx: (c) expressible */
 	u64	ba_eq, ba_ne, ba_noa, ba_nob;
 	u64	bc_eq, bc_ne, bc_nx, bc_nob, bc_noc;
+	u64	bc_bnx;			/* b where c is not expressible, outside PLTs */
+	u64	bc_nob_part;		/* b absent, c expressible, in an FDE that is not all */
 	u64	ac_eq, ac_ne, ac_noa;
 	u64	plt_ba_ne, plt_ac_ne;	/* ld's PLT sections, not counted above */
 	u64	a_err, b_err;
@@ -146,6 +148,7 @@ struct fde_acc {
 	u64		bytes;
 	u64		b_bytes;
 	unsigned int	nx;
+	bool		partial;
 };
 
 static void report_fdes(const struct gc_dwarf *d, const struct fde_acc *acc)
@@ -175,6 +178,7 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	struct diffs d_ac = { .what = "a!=c" }, d_err = { .what = "reader error" };
 	struct diffs d_nob = { .what = "b absent, c expressible" };
 	struct diffs d_plt = { .what = "PLT a!=c" };
+	struct diffs d_bnx = { .what = "b where c is not expressible" };
 	struct sframe_gen_stats st = { 0 };
 	const struct gc_section *sf;
 	const struct gc_abi *abi;
@@ -204,6 +208,10 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	acc = calloc(dw.fdes ? dw.fdes : 1, sizeof(*acc));
 	if (!acc)
 		gc_fail("out of memory");
+	/* An FDE with a row SFrame cannot say may be left out whole, as gas does */
+	for (i = 0; i < dw.n; i++)
+		if (dw.rows[i].nx && !acc[dw.rows[i].fde].partial)
+			acc[dw.rows[i].fde].partial = true;
 
 	for (i = 0; i < elf.nsecs; i++) {
 		const struct gc_section *s = &elf.secs[i];
@@ -275,12 +283,19 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 				}
 			} else if (hb && !c) {
 				k.bc_noc++;
+			} else if (cx && use_gen && acc[c->fde].partial) {
+				k.bc_nob_part++;
 			} else if (cx && use_gen) {
 				k.bc_nob++;
 				show(&d_nob, pc, "b", NULL, "c", &c->frame);
 			}
-			if (c && !cx)
+			if (c && !cx) {
 				k.bc_nx++;
+				if (hb && !plt) {
+					k.bc_bnx++;
+					show(&d_bnx, pc, "b", &fb, "c", NULL);
+				}
+			}
 			if (plt) {
 				/* counted above */
 			} else if (ha && cx) {
@@ -301,9 +316,10 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	       k.text, k.a, k.b, k.c, k.cx, dw.overlap_bytes);
 	printf("  b vs a: %llu equal, %llu differ, %llu a absent, "
 	       "%llu b absent\n", k.ba_eq, k.ba_ne, k.ba_noa, k.ba_nob);
-	printf("  b vs c: %llu equal, %llu differ, %llu c not expressible, "
-	       "%llu b absent where c expressible, %llu b where no CFI\n",
-	       k.bc_eq, k.bc_ne, k.bc_nx, k.bc_nob, k.bc_noc);
+	printf("  b vs c: %llu equal, %llu differ, %llu c not expressible (b there outside PLTs: "
+	       "%llu), %llu b absent where c expressible (and %llu in FDEs c cannot express"
+	       " whole), %llu b where no CFI\n",
+	       k.bc_eq, k.bc_ne, k.bc_nx, k.bc_bnx, k.bc_nob, k.bc_nob_part, k.bc_noc);
 	printf("  a vs c: %llu equal, %llu differ, %llu"
 	       " a absent where c expressible\n", k.ac_eq, k.ac_ne, k.ac_noa);
 	printf("  PLT sections (ld's SFrame): %llu b!=a, %llu a!=c\n", k.plt_ba_ne, k.plt_ac_ne);
@@ -326,11 +342,12 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	       " bc_eq=%llu bc_ne=%llu bc_nx=%llu bc_nob=%llu"
 	       " bc_noc=%llu ac_eq=%llu ac_ne=%llu ac_noa=%llu"
 	       " a_err=%llu b_err=%llu gen=%d a_sec=%d fdes=%u gen_skipped=%u gen_bad=%u"
-	       " oracle=%llu plt_ba_ne=%llu plt_ac_ne=%llu\n",
+	       " oracle=%llu plt_ba_ne=%llu plt_ac_ne=%llu bc_bnx=%llu bc_nob_part=%llu\n",
 	       k.text, k.a, k.b, k.c, k.cx, k.ba_eq, k.ba_ne, k.ba_noa, k.ba_nob, k.bc_eq, k.bc_ne,
 	       k.bc_nx, k.bc_nob, k.bc_noc, k.ac_eq, k.ac_ne, k.ac_noa, k.a_err, k.b_err,
 	       use_gen ? !!pb : -1, sf ? !!pa : -1, dw.fdes, st.fdes_skipped, st.fdes_bad,
-	       k.nx[GC_NX_ORACLE], k.plt_ba_ne, k.plt_ac_ne);
+	       k.nx[GC_NX_ORACLE], k.plt_ba_ne, k.plt_ac_ne, k.bc_bnx,
+	       k.bc_nob_part);
 
 	if (pa)
 		sframe_section_release(pa);
