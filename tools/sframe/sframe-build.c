@@ -148,11 +148,12 @@ static bool sg_flex_pair(const struct cfi_reg_rule *r, int32_t *ctl, int32_t *of
 		sg_rule(rule, SG_BASE_CFA, 0, true, r->off);
 		return true;
 	case CFI_REG:
-		if (r->reg > 255)
+	case CFI_AT_REG:
+		if (r->reg > 255 || !sg_fits32(r->off))
 			return false;
-		*ctl = (r->reg << 3) | 1;
-		*off = 0;
-		sg_rule(rule, SG_BASE_REG, r->reg, false, 0);
+		*ctl = (r->reg << 3) | (r->kind == CFI_AT_REG ? 2 : 0) | 1;
+		*off = r->off;
+		sg_rule(rule, SG_BASE_REG, r->reg, r->kind == CFI_AT_REG, r->off);
 		return true;
 	}
 	/* CFA + n by value needs a control word of 0, which is padding. */
@@ -188,7 +189,7 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 		f->outermost = true;
 		return true;
 	}
-	if (st->fp.kind != CFI_SAME && st->fp.kind != CFI_OFFSET && st->fp.kind != CFI_REG)
+	if (st->fp.kind == CFI_UNDEF || st->fp.kind == CFI_VAL_OFFSET || st->fp.kind == CFI_EXPR)
 		return false;
 
 	if (!flex) {
@@ -204,7 +205,7 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 			sg_rule(&f->cfa, SG_BASE_FP, 0, false, st->cfa.off);
 		}
 		fp_word = st->fp.kind == CFI_OFFSET;
-		if (st->fp.kind == CFI_REG || (fp_word && !sg_fits32(st->fp.off)))
+		if ((st->fp.kind != CFI_SAME && !fp_word) || (fp_word && !sg_fits32(st->fp.off)))
 			return false;
 		if (x86) {
 			/* The RA is at the header's fixed slot, CFA - 8. */
@@ -550,7 +551,8 @@ static void sg_sort(struct sframe_gen *gen, struct sframe_gen_stats *stats)
 	unsigned int i, n = 0;
 	uint64_t end = 0;
 
-	qsort(gen->fdes, gen->num_fdes, sizeof(*gen->fdes), sg_fde_cmp);
+	if (gen->num_fdes)
+		qsort(gen->fdes, gen->num_fdes, sizeof(*gen->fdes), sg_fde_cmp);
 	for (i = 0; i < gen->num_fdes; i++) {
 		struct sg_fde *f = &gen->fdes[i];
 
