@@ -26,6 +26,8 @@
 
 #include "gc_dwarf.h"
 
+#define fallthrough	__attribute__((__fallthrough__))
+
 static const char *const nx_names[GC_NX_COUNT] = {
 	[GC_NX_NONE] = "expressible",
 	[GC_NX_CFA_EXPR] = "cfa-expression",
@@ -168,8 +170,8 @@ static void learn_names(struct parser *p, const char *line)
 			if (isdigit((unsigned char)s[1])) {
 				errno = 0;
 				num = strtoul(s + 1, &end, 10);
-				if (!errno && num <= UINT32_MAX && end[0] == ' ' && end[1] == '(' &&
-				    (e = strchr(end + 2, ')')))
+				e = strchr(end, ')');
+				if (!errno && num <= UINT32_MAX && !strncmp(end, " (", 2) && e)
 					learn_name(p, end + 2, e - (end + 2), num);
 			}
 		}
@@ -554,7 +556,8 @@ static void parse_header(struct parser *p, struct itable *t, char *line)
 	int col = 0;
 	u32 num;
 
-	t->ra_col = t->fp_col = -1;
+	t->ra_col = -1;
+	t->fp_col = -1;
 	strtok_r(line, " ", &save);		/* LOC */
 	tok = strtok_r(NULL, " ", &save);	/* CFA */
 	if (!tok || strcmp(tok, "CFA"))
@@ -587,7 +590,7 @@ static unsigned int saved_rule(struct unwind_user_rule *r, const struct cell *c,
 			*outermost = true;
 			return GC_NX_NONE;
 		}
-		/* fallthrough */
+		fallthrough;
 	case CK_S:
 		/* an RA column of the CIE's own: the RA is in that register */
 		if (is_ra && ra_col != abi->ra) {
@@ -646,7 +649,7 @@ static unsigned int make_rule(struct parser *p, const struct raw_entry *cie,
 	unsigned int nx;
 
 	memset(f, 0, sizeof(*f));
-	f->signal = strchr(aug, 'S') != NULL;
+	f->signal = strchr(aug, 'S');
 	nx = saved_rule(&f->ra, &row->ra, st->ra, &st->ra_x, true, &outermost, abi, cie->ra_col);
 	if (nx)
 		return nx;
@@ -681,7 +684,7 @@ static unsigned int make_rule(struct parser *p, const struct raw_entry *cie,
 	if (st->pac_pc)
 		return GC_NX_PAUTH_PC;
 	f->ra_signed = st->pac;
-	f->pauth_key = strchr(aug, 'B') != NULL;
+	f->pauth_key = !!strchr(aug, 'B');
 	gc_normalize(abi, f);
 	return GC_NX_NONE;
 }
@@ -751,7 +754,33 @@ static void itable_reset(struct itable *t)
 {
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
-	t->ra_col = t->fp_col = -1;
+	t->ra_col = -1;
+	t->fp_col = -1;
+}
+
+/* The entry read so far is complete: keep a CIE's table, turn an FDE into rows */
+static void end_entry(struct parser *p, struct itable *cur, struct itable **cies,
+		      size_t *ncies)
+{
+	const struct itable *c = NULL;
+	size_t i;
+
+	if (cur->cie) {
+		*cies = xrealloc(*cies, *ncies + 1, sizeof(**cies));
+		(*cies)[(*ncies)++] = *cur;
+		memset(cur, 0, sizeof(*cur));
+	} else if (cur->hi > cur->lo) {
+		for (i = *ncies; i-- > 0;) {
+			if ((*cies)[i].off == cur->cie_off) {
+				c = &(*cies)[i];
+				break;
+			}
+		}
+		if (!c)
+			bad_line(p, "FDE of an unknown CIE");
+		fde_rows(p, cur, c);
+	}
+	itable_reset(cur);
 }
 
 /**
@@ -798,27 +827,8 @@ void gc_dwarf_load(const struct gc_abi *abi, const char *interp, const char *raw
 				bad_line(&p, "line too long");
 		}
 		/* an entry ends at the next one, a section's end or the file's */
-		if (eof || header || !strncmp(line, "Contents of the ", 16)) {
-			if (cur.off || cur.cie || cur.lo || cur.hi) {
-				if (cur.cie) {
-					cies = xrealloc(cies, ncies + 1, sizeof(*cies));
-					cies[ncies++] = cur;
-					memset(&cur, 0, sizeof(cur));
-				} else if (cur.hi > cur.lo) {
-					const struct itable *c = NULL;
-
-					for (i = ncies; i-- > 0;)
-						if (cies[i].off == cur.cie_off) {
-							c = &cies[i];
-							break;
-						}
-					if (!c)
-						bad_line(&p, "FDE of an unknown CIE");
-					fde_rows(&p, &cur, c);
-				}
-			}
-			itable_reset(&cur);
-		}
+		if (eof || header || !strncmp(line, "Contents of the ", 16))
+			end_entry(&p, &cur, &cies, &ncies);
 		if (eof)
 			break;
 		if (!strncmp(line, "Contents of the ", 16)) {

@@ -41,9 +41,11 @@ static bool in_file(const struct gc_elf *elf, u64 off, u64 len)
 static void read_file(struct gc_elf *elf)
 {
 	FILE *f = fopen(path, "rb");
-	long n;
+	long n = -1;
 
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+	if (f && !fseek(f, 0, SEEK_END))
+		n = ftell(f);
+	if (n < 0 || fseek(f, 0, SEEK_SET))
 		gc_fail("%s: %s", path, strerror(errno));
 	elf->size = n;
 	elf->data = malloc(n ? n : 1);

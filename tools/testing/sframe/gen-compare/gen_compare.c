@@ -164,7 +164,8 @@ static void report_fdes(const struct gc_dwarf *d, const struct fde_acc *acc)
 		else if (acc[i].b_bytes < acc[i].bytes)
 			part++;
 	}
-	printf("  DWARF FDEs in code, by first inexpressible rule (of which sframe-gen described none):\n");
+	printf("  DWARF FDEs in code, by first inexpressible rule ");
+	printf("(of which sframe-gen described none):\n");
 	for (i = 0; i < GC_NX_COUNT; i++)
 		if (n[i])
 			printf("    %-18s %6u (%u)\n", gc_nx_name(i), n[i], gone[i]);
@@ -195,7 +196,8 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	abi = gc_abi(elf.arch);
 	printf("%s (%s)\n", path, abi->name);
 	sf = gc_elf_section(&elf, ".sframe");
-	if (sf && init_section(&sa, 0, sf->addr, (unsigned char *)sf->bytes, sf->size, "(a) .sframe"))
+	if (sf && init_section(&sa, 0, sf->addr, (unsigned char *)sf->bytes, sf->size,
+			       "(a) .sframe"))
 		pa = &sa;
 	if (use_gen) {
 		gbuf = generate(&elf, &st, &gaddr, &gsize, err, sizeof(err));
