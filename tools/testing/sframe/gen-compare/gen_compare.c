@@ -37,6 +37,7 @@ struct counts {
 	u64	bc_bnx;			/* b where c is not expressible, outside PLTs */
 	u64	bc_nob_part;		/* b absent, c expressible, in an FDE that is not all */
 	u64	ac_eq, ac_ne, ac_noa;
+	u64	ac_anx;			/* a where c is not expressible: gas said too much */
 	u64	plt_ba_ne, plt_ac_ne;	/* ld's PLT sections, not counted above */
 	u64	a_err, b_err;
 	u64	nx[GC_NX_COUNT];
@@ -61,7 +62,7 @@ static void show(struct diffs *d, u64 pc, const char *l, const struct unwind_use
 	d->shown++;
 	printf("  %s at %#llx: %s %s, %s %s\n", d->what, pc, l,
 	       x ? gc_frame_str(x, bx, sizeof(bx)) : "none", r,
-	       y ? gc_frame_str(y, by, sizeof(by)) : "none");
+	       y ? gc_frame_str(y, by, sizeof(by)) : "");
 }
 
 /* A rule by the kernel's reader: 1 found, 0 none, -1 the reader failed */
@@ -180,6 +181,7 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	struct diffs d_nob = { .what = "b absent, c expressible" };
 	struct diffs d_plt = { .what = "PLT a!=c" };
 	struct diffs d_bnx = { .what = "b where c is not expressible" };
+	struct diffs d_anx = { .what = "a where c is not expressible" };
 	struct sframe_gen_stats st = { 0 };
 	const struct gc_section *sf;
 	const struct gc_abi *abi;
@@ -189,7 +191,7 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	struct gc_elf elf;
 	unsigned char *gbuf = NULL;
 	u64 gaddr = 0, gsize = 0, pc;
-	char err[256] = "";
+	char err[256] = "", why[48];
 	size_t i, row = 0;
 
 	gc_elf_load(path, &elf);
@@ -295,11 +297,16 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 				k.bc_nx++;
 				if (hb && !plt) {
 					k.bc_bnx++;
-					show(&d_bnx, pc, "b", &fb, "c", NULL);
+					snprintf(why, sizeof(why), "c %s", gc_nx_name(c->nx));
+					show(&d_bnx, pc, "b", &fb, why, NULL);
 				}
 			}
 			if (plt) {
 				/* counted above */
+			} else if (ha && c && !cx) {
+				k.ac_anx++;
+				snprintf(why, sizeof(why), "c %s", gc_nx_name(c->nx));
+				show(&d_anx, pc, "a", &fa, why, NULL);
 			} else if (ha && cx) {
 				if (gc_frame_eq(&fa, &c->frame)) {
 					k.ac_eq++;
@@ -322,8 +329,8 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	       "%llu), %llu b absent where c expressible (and %llu in FDEs c cannot express"
 	       " whole), %llu b where no CFI\n",
 	       k.bc_eq, k.bc_ne, k.bc_nx, k.bc_bnx, k.bc_nob, k.bc_nob_part, k.bc_noc);
-	printf("  a vs c: %llu equal, %llu differ, %llu"
-	       " a absent where c expressible\n", k.ac_eq, k.ac_ne, k.ac_noa);
+	printf("  a vs c: %llu equal, %llu differ, %llu a absent where c expressible, %llu a where"
+	       " c is not expressible\n", k.ac_eq, k.ac_ne, k.ac_noa, k.ac_anx);
 	printf("  PLT sections (ld's SFrame): %llu b!=a, %llu a!=c\n", k.plt_ba_ne, k.plt_ac_ne);
 	printf("  c not expressible, bytes by reason:");
 	for (i = 1; i < GC_NX_COUNT; i++)
@@ -344,12 +351,12 @@ static int compare(const char *path, const char *interp, const char *raw, bool u
 	       " bc_eq=%llu bc_ne=%llu bc_nx=%llu bc_nob=%llu"
 	       " bc_noc=%llu ac_eq=%llu ac_ne=%llu ac_noa=%llu"
 	       " a_err=%llu b_err=%llu gen=%d a_sec=%d fdes=%u gen_skipped=%u gen_bad=%u"
-	       " oracle=%llu plt_ba_ne=%llu plt_ac_ne=%llu bc_bnx=%llu bc_nob_part=%llu\n",
+	       " oracle=%llu plt_ba_ne=%llu plt_ac_ne=%llu bc_bnx=%llu bc_nob_part=%llu ac_anx=%llu\n",
 	       k.text, k.a, k.b, k.c, k.cx, k.ba_eq, k.ba_ne, k.ba_noa, k.ba_nob, k.bc_eq, k.bc_ne,
 	       k.bc_nx, k.bc_nob, k.bc_noc, k.ac_eq, k.ac_ne, k.ac_noa, k.a_err, k.b_err,
 	       use_gen ? !!pb : -1, sf ? !!pa : -1, dw.fdes, st.fdes_skipped, st.fdes_bad,
 	       k.nx[GC_NX_ORACLE], k.plt_ba_ne, k.plt_ac_ne, k.bc_bnx,
-	       k.bc_nob_part);
+	       k.bc_nob_part, k.ac_anx);
 
 	if (pa)
 		sframe_section_release(pa);
