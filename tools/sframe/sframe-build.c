@@ -31,6 +31,7 @@ struct sg_fre {
 	uint32_t	start;
 	uint8_t		info;
 	uint8_t		nwords;
+	uint8_t		ctl_words;	/* bit i: word i is a flex control word */
 	int32_t		words[SG_MAX_WORDS];
 	struct sg_frame	frame;
 };
@@ -123,6 +124,9 @@ static bool sg_fits32(int64_t v)
 /* The CFA offset as stored: s390x keeps (offset - 160) / 8. */
 static bool sg_cfa_word(const struct sframe_gen *gen, int64_t off, int32_t *word)
 {
+	/* The offset the reader decodes must fit too, not only the word. */
+	if (!sg_fits32(off))
+		return false;
 	if (gen->arch == SFRAME_GEN_S390X) {
 		off += SFRAME_S390X_CFA_OFFSET_ADJUSTMENT;
 		if (off % SFRAME_S390X_CFA_OFFSET_ALIGNMENT)
@@ -160,9 +164,11 @@ static bool sg_flex_pair(const struct cfi_reg_rule *r, int32_t *ctl, int32_t *of
 	return false;
 }
 
-static void sg_fre_words(struct sg_fre *fre, unsigned int n, const int32_t *w)
+static void sg_fre_words(struct sg_fre *fre, unsigned int n, const int32_t *w,
+			 unsigned int ctl_words)
 {
 	fre->nwords = n;
+	fre->ctl_words = ctl_words;
 	memcpy(fre->words, w, n * sizeof(*w));
 }
 
@@ -177,11 +183,12 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 	struct sg_frame *f = &fre->frame;
 	bool x86 = gen->arch == SFRAME_GEN_X86_64, ra_word, fp_word;
 	int32_t w[SG_MAX_WORDS], cfa;
-	unsigned int n = 0;
+	unsigned int n = 0, ctl = 1;
 
 	memset(f, 0, sizeof(*f));
 	fre->info = 0;
 	fre->nwords = 0;
+	fre->ctl_words = 0;
 	f->ra_signed = st->ra_signed;
 	if (st->ra_signed)
 		fre->info |= 0x80;
@@ -235,7 +242,7 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 			w[n++] = st->fp.off;
 			sg_rule(&f->fp, SG_BASE_CFA, 0, true, st->fp.off);
 		}
-		sg_fre_words(fre, n, w);
+		sg_fre_words(fre, n, w, 0);
 		return true;
 	}
 
@@ -254,29 +261,33 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 	} else {
 		if (!sg_flex_pair(&st->ra, &w[n], &w[n + 1], &f->ra))
 			return false;
+		ctl |= 1U << n;
 		n += 2;
 		ra_word = true;
 	}
 	if (st->fp.kind != CFI_SAME) {
-		if (!ra_word)
+		if (!ra_word) {
+			ctl |= 1U << n;
 			w[n++] = SFRAME_FLEX_CTL_NONE;
+		}
 		if (!sg_flex_pair(&st->fp, &w[n], &w[n + 1], &f->fp))
 			return false;
+		ctl |= 1U << n;
 		n += 2;
 	}
-	sg_fre_words(fre, n, w);
+	sg_fre_words(fre, n, w, ctl);
 	return true;
 }
 
-/* The smallest data word size that holds @fre's words; ctl words unsigned */
-static void sg_word_size(struct sg_fre *fre, bool flex)
+/* The smallest data word size that holds @fre's words; control words unsigned */
+static void sg_word_size(struct sg_fre *fre)
 {
 	unsigned int i, size = SFRAME_FRE_DATAWORD_1B;
 	int64_t v;
 
 	for (i = 0; i < fre->nwords; i++) {
 		v = fre->words[i];
-		if (flex && !(i & 1)) {
+		if (fre->ctl_words & (1U << i)) {
 			if ((uint32_t)v > 0xffff)
 				size = SFRAME_FRE_DATAWORD_4B;
 			else if ((uint32_t)v > 0xff && size < SFRAME_FRE_DATAWORD_2B)
@@ -302,11 +313,11 @@ static bool sg_fre_same(const struct sg_fre *a, const struct sg_fre *b)
 }
 
 /* Appends an FRE to the FDE being built, merging it into an equal one before. */
-static int sg_add_fre(struct sframe_gen *gen, struct sg_fde *fde, struct sg_fre *fre, bool flex)
+static int sg_add_fre(struct sframe_gen *gen, struct sg_fde *fde, struct sg_fre *fre)
 {
 	int ret;
 
-	sg_word_size(fre, flex);
+	sg_word_size(fre);
 	if (fde->num_fres && sg_fre_same(&gen->fres[gen->num_fres - 1], fre))
 		return 0;
 	ret = sg_grow((void **)&gen->fres, &gen->cap_fres, gen->num_fres, sizeof(*fre));
@@ -370,7 +381,7 @@ static int sg_build_inc(struct sframe_gen *gen, const struct cfi_row *rows, unsi
 			fre.start = rows[i].start - rows[from].start;
 			fre.frame.signal = SFRAME_FDE_INFO_SIGNAL(fde_info);
 			fre.frame.pauth_key = SFRAME_FDE_INFO_PAUTH_KEY(fde_info);
-			ret = sg_add_fre(gen, &fde, &fre, flex);
+			ret = sg_add_fre(gen, &fde, &fre);
 			if (ret)
 				return ret;
 		}
@@ -418,7 +429,7 @@ static int sg_build_plt(struct sframe_gen *gen, const struct cfi_state *st, uint
 		}
 		fre.start = q;
 		fre.frame.signal = SFRAME_FDE_INFO_SIGNAL(fde_info);
-		ret = sg_add_fre(gen, &fde, &fre, false);
+		ret = sg_add_fre(gen, &fde, &fre);
 		if (ret)
 			return ret;
 	}

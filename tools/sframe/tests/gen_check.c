@@ -100,7 +100,12 @@ static int check_pc(struct sframe_section *sec, unsigned long pc, const struct s
 {
 	struct unwind_user_frame k, e;
 	char a[128], b[128];
-	int ret = sframe_find(sec, pc, &k);
+	int ret;
+
+	/* Lookups, as the kernel's, reach the first 4 GiB of the text only. */
+	if (pc - sec->text_start >= U32_MAX)
+		return 0;
+	ret = sframe_find(sec, pc, &k);
 
 	if (ret)
 		return why(buf, size, "sframe_find(%#lx): %d (%s)", pc, ret,
@@ -130,7 +135,8 @@ int gen_check_section(const struct sframe_gen *gen, unsigned long addr,
 		      struct sframe_section *sec, unsigned char **bytes, char *buf, size_t size)
 {
 	size_t len = sframe_gen_size(gen);
-	unsigned int i, j, n = sframe_gen_num_fdes(gen);
+	unsigned int i, j, n = sframe_gen_num_fdes(gen), indexable;
+	unsigned long text_start, text_end;
 	struct sg_fde_info fi;
 	struct sg_frame g;
 	uint32_t start, next;
@@ -144,15 +150,33 @@ int gen_check_section(const struct sframe_gen *gen, unsigned long addr,
 	sframe_gen_emit(gen, *bytes, addr);
 	memset(sframe_umem, 0, sizeof(sframe_umem));
 	sframe_umem[0] = (struct sframe_umem_region){ .addr = addr, .len = len, .data = *bytes };
-	ret = sframe_section_init(sec, addr, len, 0, ULONG_MAX, SIZE_MAX);
+	/*
+	 * The text the section is registered for: from the first function
+	 * on.  The reader indexes only functions that start in its first
+	 * 4 GiB, as the kernel does.
+	 */
+	text_start = 0;
+	text_end = 0;
+	indexable = 0;
+	for (i = 0; i < n; i++) {
+		sframe_gen_fde_info(gen, i, &fi);
+		if (!i)
+			text_start = fi.start;
+		if (fi.start - text_start < (1UL << 32))
+			indexable++;
+		if (fi.start + fi.size > text_end)
+			text_end = fi.start + fi.size;
+	}
+	ret = sframe_section_init(sec, addr, len, text_start, n ? text_end : ULONG_MAX,
+				  SIZE_MAX);
 	if (ret)
 		return why(buf, size, "sframe_section_init: %d (%s)", ret, sec->reason);
 	ret = sframe_section_validate(sec);
 	if (ret)
 		return why(buf, size, "sframe_section_validate: %d (%s)", ret, sec->reason);
-	if (sec->num_fdes != n)
-		return why(buf, size, "reader indexed %u FDEs of %u", sec->num_fdes, n);
-	for (i = 0; i < n; i++) {
+	if (sec->num_fdes != indexable)
+		return why(buf, size, "reader indexed %u FDEs of %u", sec->num_fdes, indexable);
+	for (i = 0; i < indexable; i++) {
 		sframe_gen_fde_info(gen, i, &fi);
 		for (j = 0; j < fi.num_fres; j++) {
 			sframe_gen_fre_info(gen, i, j, &start, &g);

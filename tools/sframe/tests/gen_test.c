@@ -530,12 +530,15 @@ static void test_a64(void)
 	FDE(cie, 0x2000, 0x10, 0x41, 0x09, 30, 9);
 	FDE(cie, 0x3000, 0x10, 0x41, 0x0e, 16, 0x9d, 2);
 	FDE(cie, 0x4000, 0x10, 0x41, 0x9e, 1);	/* RA saved, FP not: two words */
+	/* After the padding word, the FP's offset needs two bytes (a byte holds its control) */
+	FDE(cie, 0x5000, 0x10, 0x41, 0x11, 29, 0x67);
 	if (convert(&c, SFRAME_GEN_AARCH64)) {
+		expect(&c, 0x5004, F(R_REG(31, 0), R_SAME, R_AT(200)));
 		expect(&c, 0x2000, F(R_REG(31, 0), R_SAME, R_SAME));
 		expect(&c, 0x2004, F(R_REG(31, 0), R_REG(9, 0), R_SAME));
 		expect(&c, 0x3004, F(R_REG(31, 16), R_SAME, R_AT(-16)));
 		expect(&c, 0x4004, F(R_SP(0), R_AT(-8), R_SAME));
-		expect_counts(&c, 3, 2, 0, 0);
+		expect_counts(&c, 4, 3, 0, 0);
 	}
 	conv_free(&c);
 
@@ -594,12 +597,15 @@ static void test_s390(void)
 	FDE(cie, 0x4000, 0x10, 0x42, 0x09, 14, 16, 0x09, 11, 17);
 	/* A CFA offset that is no multiple of 8 from 160: not expressible */
 	FDE(cie, 0x5000, 0x10, 0x42, 0x0e, 0xa4, 0x01);
+	/* One whose word would fit 32 bits, but not the offset: 2^31 + 152 */
+	FDE(cie, 0x6000, 0x10, 0x42, 0x0e, 0x98, 0x81, 0x80, 0x80, 0x08);
 	if (convert(&c, SFRAME_GEN_S390X)) {
+		expect_none(&c, 0x6002);
 		expect(&c, 0x3002, F(R_SP(160), R_SAME, R_AT(-72)));
 		expect(&c, 0x4000, F(R_REG(15, 160), R_SAME, R_SAME));
 		expect(&c, 0x4002, F(R_REG(15, 160), R_REG(16, 0), R_REG(17, 0)));
 		expect_none(&c, 0x5000);
-		expect_counts(&c, 2, 1, 1, 0);
+		expect_counts(&c, 2, 1, 2, 0);
 	}
 	conv_free(&c);
 }
