@@ -421,13 +421,13 @@ restore:
 		case DW_CFA_remember_state:
 			if (depth == CFI_MAX_STATE_DEPTH)
 				return eh_err(r->ctx, -EINVAL,
-					      "DW_CFA_remember_state at %#zx nested too deep", op_at);
+					      "remember_state at %#zx nested too deep", op_at);
 			stack[depth++] = *st;
 			break;
 		case DW_CFA_restore_state:
 			if (!depth)
 				return eh_err(r->ctx, -EINVAL,
-					      "DW_CFA_restore_state at %#zx without remember", op_at);
+					      "restore_state at %#zx without remember", op_at);
 			*st = stack[--depth];
 			break;
 		case DW_CFA_def_cfa:
@@ -501,7 +501,7 @@ restore:
 		case DW_CFA_AARCH64_negate_ra_state:
 			if (!r->p->aarch64)
 				return eh_err(r->ctx, -EOPNOTSUPP,
-					      "DW_CFA_GNU_window_save at %#zx not supported", op_at);
+					      "GNU_window_save at %#zx not supported", op_at);
 			st->ra_signed = !st->ra_signed;
 			break;
 		case DW_CFA_AARCH64_negate_ra_state_with_pc:

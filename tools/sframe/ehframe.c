@@ -278,15 +278,15 @@ static int eh_cie_aug_data(const struct eh_ctx *ctx, struct eh_cie *cie, const c
 		case 'L':
 		case 'P':
 			if (*pos >= data_end)
-				return eh_err(ctx, -EINVAL, "CIE at %#zx: augmentation data too short",
-					      cie->off);
+				return eh_err(ctx, -EINVAL,
+					      "CIE at %#zx: augmentation data too short", cie->off);
 			enc = ctx->data[(*pos)++];
-			if (*aug == 'R')
+			if (*aug == 'R') {
 				cie->fde_enc = enc;
-			else if (*aug == 'L')
+			} else if (*aug == 'L') {
 				cie->lsda_enc = enc;
-			else if (enc != DW_EH_PE_omit) {
-				/* The personality routine is not ours: skip it, keep its size. */
+			} else if (enc != DW_EH_PE_omit) {
+				/* The personality routine is not ours: only its size counts. */
 				ret = eh_read_encoded(ctx, enc & ~DW_EH_PE_indirect, pos, data_end,
 						      &v);
 				if (ret == -EOPNOTSUPP && (enc & 0x70) != DW_EH_PE_aligned)

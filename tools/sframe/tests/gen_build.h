@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define EB_MAX		(1 << 20)
+#define EB_MAX		0x100000
 /* Where the built .eh_frame is, and the datarel base, in the tests */
 #define EB_ADDR		0x400000ULL
 #define EB_DATA_BASE	0x600000ULL

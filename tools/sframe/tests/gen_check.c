@@ -136,7 +136,7 @@ int gen_check_section(const struct sframe_gen *gen, unsigned long addr,
 {
 	size_t len = sframe_gen_size(gen);
 	unsigned int i, j, n = sframe_gen_num_fdes(gen), indexable;
-	unsigned long text_start, text_end;
+	unsigned long text_start, text_end, last;
 	struct sg_fde_info fi;
 	struct sg_frame g;
 	uint32_t start, next;
@@ -198,9 +198,11 @@ int gen_check_section(const struct sframe_gen *gen, unsigned long addr,
 				    check_pc(sec, base + next - 1, &g, buf, size))
 					return -1;
 				/* The first block and the last are enough. */
-				if (fi.mask && base + 2 * fi.rep_size < fi.start + fi.size)
-					base = fi.start + (fi.size - 1) / fi.rep_size * fi.rep_size -
-					       fi.rep_size;
+				if (!fi.mask)
+					continue;
+				last = fi.start + (fi.size - 1) / fi.rep_size * fi.rep_size;
+				if (base + fi.rep_size < last)
+					base = last - fi.rep_size;
 			}
 		}
 	}

@@ -25,9 +25,11 @@ static unsigned char *slurp(const char *name, size_t *size)
 {
 	unsigned char *buf;
 	FILE *f = fopen(name, "rb");
-	long len;
+	long len = -1;
 
-	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+	if (f && !fseek(f, 0, SEEK_END))
+		len = ftell(f);
+	if (len < 0 || fseek(f, 0, SEEK_SET))
 		sframe_elf_fail("%s: %s", name, strerror(errno));
 	buf = malloc(len ? len : 1);
 	if (!buf || fread(buf, 1, len, f) != (size_t)len)
