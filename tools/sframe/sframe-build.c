@@ -685,6 +685,26 @@ static unsigned int sg_ra_reg(const struct sframe_gen *gen)
 	return gen->arch == SFRAME_GEN_X86_64 ? 16 : gen->arch == SFRAME_GEN_AARCH64 ? 30 : 14;
 }
 
+/*
+ * A CIE may name another RA column than the ABI's (glibc's s390x
+ * __fentry__ takes its caller's address in r0): "unchanged" then means the
+ * RA is in that register, which only a flex rule can say.
+ */
+static void sg_foreign_ra(struct cfi_rows *rows, uint64_t ra_reg)
+{
+	unsigned int i;
+
+	for (i = 0; i < rows->n; i++) {
+		struct cfi_reg_rule *ra = &rows->rows[i].st.ra;
+
+		if (ra->kind == CFI_SAME) {
+			ra->kind = CFI_REG;
+			ra->reg = ra_reg;
+			ra->off = 0;
+		}
+	}
+}
+
 /* One FDE record: converted, skipped or found bad */
 static int sg_one(struct sframe_gen *gen, const struct sframe_gen_input *in, struct eh_ctx *ctx,
 		  const struct eh_record *rec, struct cfi_rows *rows,
@@ -727,7 +747,8 @@ static int sg_one(struct sframe_gen *gen, const struct sframe_gen_input *in, str
 		ret = eh_err(ctx, -EOPNOTSUPP, "FDE at %#zx: code over 4 GiB", rec->off);
 		goto out;
 	}
-	if (ce->cie.ra_reg != sg_ra_reg(gen)) {
+	if (ce->cie.ra_reg > 255 || ce->cie.ra_reg == gen->sp_reg ||
+	    ce->cie.ra_reg == gen->fp_reg) {
 		ret = eh_err(ctx, -EOPNOTSUPP, "FDE at %#zx: RA column %llu", rec->off,
 			     (unsigned long long)ce->cie.ra_reg);
 		goto out;
@@ -737,6 +758,8 @@ static int sg_one(struct sframe_gen *gen, const struct sframe_gen_input *in, str
 	p.fp_reg = gen->fp_reg;
 	p.aarch64 = gen->arch == SFRAME_GEN_AARCH64;
 	ret = cfi_run_fde(&p, &ce->init, fde.insns, fde.insns_len, fde.pc_range, rows);
+	if (!ret && ce->cie.ra_reg != sg_ra_reg(gen))
+		sg_foreign_ra(rows, ce->cie.ra_reg);
 	if (!ret)
 		ret = sg_build_fde(gen, &ce->cie, &fde, rows, stats);
 out:

@@ -629,6 +629,20 @@ static void test_s390(void)
 		expect_counts(&c, 2, 1, 2, 0);
 	}
 	conv_free(&c);
+
+	/*
+	 * glibc's __fentry__: the CIE names r0 as the RA column, so the RA is
+	 * in r0 until r0 is saved at CFA - 208 (a flex rule either way).
+	 */
+	begin("s390x: an RA column other than r14", true);
+	cie = eb_cie(&B, false, 1, "zR", 0x1b, 1, -8, 0, s390_init, sizeof(s390_init));
+	FDE(cie, 0x3000, 0x10, 0x44, 0x80, 26);
+	if (convert(&c, SFRAME_GEN_S390X)) {
+		expect(&c, 0x3000, F(R_REG(15, 160), R_REG(0, 0), R_SAME));
+		expect(&c, 0x3004, F(R_REG(15, 160), R_AT(-208), R_SAME));
+		expect_counts(&c, 1, 1, 0, 0);
+	}
+	conv_free(&c);
 }
 
 /* Augmentations and pointer encodings */
@@ -1132,11 +1146,17 @@ static void test_bad(void)
 	       0);
 	expect_bad("FDE over 4 GiB", 0, 1, "over 4 GiB");
 
-	begin("RA column of another ABI", false);
+	begin("RA column naming the stack pointer", false);
 	good_fde();
-	FDE(eb_cie(&B, false, 1, "zR", 0x1b, 1, -8, 30, x86_init, sizeof(x86_init)), 0x1000,
+	FDE(eb_cie(&B, false, 1, "zR", 0x1b, 1, -8, 7, x86_init, sizeof(x86_init)), 0x1000,
 	    0x10, 0);
-	expect_bad("RA column of another ABI", 0, 1, "RA column 30");
+	expect_bad("RA column naming the stack pointer", 0, 1, "RA column 7");
+
+	begin("RA column past 255", false);
+	good_fde();
+	FDE(eb_cie(&B, false, 3, "zR", 0x1b, 1, -8, 256 + 14, x86_init, sizeof(x86_init)),
+	    0x1000, 0x10, 0);
+	expect_bad("RA column past 255", 0, 1, "RA column 270");
 
 	begin("huge advance: rows past the FDE dropped", false);
 	good_fde();
