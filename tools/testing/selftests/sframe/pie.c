@@ -45,6 +45,9 @@ int main(void)
 	for (i = 0; i < (unsigned int)got.n; i++) {
 		const struct sf_line *l = &got.line[i];
 
+		/* The kernel's vDSO is v3 whatever built this program */
+		if (!strcmp(l->path, "[vdso]"))
+			continue;
 		SF_CHECK(l->parsed && l->version == SF_EXPECT_VERSION && l->fdes > 0 &&
 			 !strcmp(l->state, "ok"),
 			 "line '%s': want v%d, fdes > 0, ok", l->text, SF_EXPECT_VERSION);
