@@ -47,9 +47,9 @@ static bool sframe_vma_is_vdso(struct vm_area_struct *vma)
 VISIBLE_IF_KUNIT bool sframe_vdso_find(struct mm_struct *mm, unsigned long *start,
 				       unsigned long *end)
 {
+	VMA_ITERATOR(vmi, mm, 0);
 	struct vm_area_struct *vma;
 	bool found = false;
-	VMA_ITERATOR(vmi, mm, 0);
 
 	if (mmap_read_lock_killable(mm))
 		return false;
