@@ -147,6 +147,7 @@ struct vdso_tally {
 	unsigned int		exact;		/* ... complete to main */
 	unsigned int		outside;	/* samples elsewhere */
 	unsigned int		outside_exact;
+	unsigned int		in_kernel;	/* ... of them taken in a system call */
 	unsigned int		shown;
 };
 
@@ -195,14 +196,16 @@ static void vdso_drain(struct sf_perf_ring *ring, struct vdso_tally *t)
 			SF_CHECK(hdr->type != PERF_RECORD_LOST, "%s: samples lost", t->name);
 			continue;
 		}
-		/* header, nr, ips: the user context first, the kernel's excluded */
-		nr = rec[1];
-		if (!SF_CHECK(nr >= 2 && nr < SF_PERF_REC_WORDS - 2 &&
-			      rec[2] == PERF_CONTEXT_USER,
+		/* header, ip, nr, ips: the user context first, the kernel's excluded */
+		nr = rec[2];
+		if (!SF_CHECK(nr >= 2 && nr < SF_PERF_REC_WORDS - 3 &&
+			      rec[3] == PERF_CONTEXT_USER,
 			      "%s: callchain of %llu without a user context", t->name,
 			      (unsigned long long)nr))
 			continue;
-		vdso_stack(t, &rec[3], nr - 1);
+		/* A sample in the kernel: its user IP is where the system call was made */
+		t->in_kernel += vdso_in(rec[4]) && rec[1] != rec[4];
+		vdso_stack(t, &rec[4], nr - 1);
 	}
 }
 
@@ -213,7 +216,7 @@ __attribute__((noinline)) void vdso_run(struct vdso_tally *t, long (*loop)(void)
 		.size = sizeof(attr),
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = 100000,	/* ns of CPU time: 10 kHz */
-		.sample_type = PERF_SAMPLE_CALLCHAIN,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
 		.disabled = 1,
 		.exclude_hv = 1,
 		.exclude_callchain_kernel = 1,
@@ -236,8 +239,8 @@ __attribute__((noinline)) void vdso_run(struct vdso_tally *t, long (*loop)(void)
 	if (SF_CHECK(t->exact * 1000ULL >= t->in_vdso * 999ULL,
 		     "%s: %u of %u samples in the vDSO exact to main", t->name, t->exact,
 		     t->in_vdso))
-		sf_note("%s: %u of %u samples in the vDSO exact to main", t->name, t->exact,
-			t->in_vdso);
+		sf_note("%s: %u of %u samples in the vDSO exact to main (%u in a system call)",
+			t->name, t->exact, t->in_vdso, t->in_kernel);
 	SF_CHECK(t->outside_exact * 1000ULL >= t->outside * 999ULL,
 		 "%s: %u of %u samples outside the vDSO exact to main", t->name,
 		 t->outside_exact, t->outside);
