@@ -2,7 +2,7 @@
 /*
  * The SFrame sections of an address space, and the hooks that keep them in
  * step with its mappings.  The hook patches in patches/ call these from
- * mmap, munmap, mprotect, fork, exit, prctl and /proc.
+ * mmap, munmap, mprotect, fork, exit, exec, prctl and /proc.
  */
 #ifndef _LINUX_SFRAME_MM_H
 #define _LINUX_SFRAME_MM_H
@@ -95,5 +95,11 @@ static inline bool sframe_ip_described(unsigned long ip)
 }
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */
+
+#ifdef CONFIG_UNWIND_USER_SFRAME_VDSO
+void sframe_vdso_register(void);
+#else
+static inline void sframe_vdso_register(void) {}
+#endif
 
 #endif /* _LINUX_SFRAME_MM_H */

@@ -27,8 +27,6 @@
 
 #include "sframe_elf.h"
 
-/* GNU ld writes about a dozen; binfmt_elf would take up to 64 KiB worth. */
-#define SFRAME_ELF_MAX_PHDRS	128
 #define SFRAME_ELF_CACHE_BITS	6
 #define SFRAME_ELF_CACHE_MAX	256
 
@@ -113,6 +111,39 @@ static void sframe_elf_segment(struct sframe_elf_info *info,
 	}
 }
 
+/**
+ * sframe_elf_header_ok() - is this the header of a 64-bit ELF image of ours?
+ * @eh: the header, read whole.
+ *
+ * Return: true if @eh is a 64-bit ELF header of this architecture and byte
+ *	order, with between 1 and SFRAME_ELF_MAX_PHDRS program headers of
+ *	the 64-bit size.
+ */
+bool sframe_elf_header_ok(const struct elf64_hdr *eh)
+{
+	return !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
+	       eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_ident[EI_DATA] == ELF_DATA &&
+	       elf_check_arch(eh) && eh->e_phentsize == sizeof(struct elf64_phdr) &&
+	       eh->e_phnum && eh->e_phnum <= SFRAME_ELF_MAX_PHDRS;
+}
+
+/**
+ * sframe_elf_parse_phdrs() - what the kernel needs of an image's program headers
+ * @info: filled in.
+ * @phdrs: the program headers.
+ * @nr: how many.
+ */
+void sframe_elf_parse_phdrs(struct sframe_elf_info *info,
+			    const struct elf64_phdr *phdrs, unsigned int nr)
+{
+	unsigned int i;
+
+	memset(info, 0, sizeof(*info));
+	for (i = 0; i < nr; i++)
+		sframe_elf_segment(info, &phdrs[i]);
+	info->has_sframe = info->sframe_memsz && info->nr_text;
+}
+
 /* 0 with @info filled (files that are not ours included), or a read error. */
 static int sframe_elf_read(struct file *file, struct sframe_elf_info *info)
 {
@@ -121,16 +152,12 @@ static int sframe_elf_read(struct file *file, struct sframe_elf_info *info)
 	loff_t pos = 0;
 	ssize_t n;
 	size_t size;
-	unsigned int i;
 
 	memset(info, 0, sizeof(*info));
 	n = kernel_read(file, &eh, sizeof(eh), &pos);
 	if (n < 0)
 		return n;
-	if (n != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELF_DATA ||
-	    !elf_check_arch(&eh) || eh.e_phentsize != sizeof(struct elf64_phdr) ||
-	    !eh.e_phnum || eh.e_phnum > SFRAME_ELF_MAX_PHDRS)
+	if (n != sizeof(eh) || !sframe_elf_header_ok(&eh))
 		return 0;
 
 	size = eh.e_phnum * sizeof(struct elf64_phdr);
@@ -141,11 +168,8 @@ static int sframe_elf_read(struct file *file, struct sframe_elf_info *info)
 		return -ENOMEM;
 	pos = eh.e_phoff;
 	n = kernel_read(file, phdrs, size, &pos);
-	if (n == size) {
-		for (i = 0; i < eh.e_phnum; i++)
-			sframe_elf_segment(info, &phdrs[i]);
-		info->has_sframe = info->sframe_memsz && info->nr_text;
-	}
+	if (n == size)
+		sframe_elf_parse_phdrs(info, phdrs, eh.e_phnum);
 	kfree(phdrs);
 	return n < 0 ? n : 0;
 }

@@ -4,7 +4,12 @@
 
 #include <linux/types.h>
 
+struct elf64_hdr;
+struct elf64_phdr;
 struct file;
+
+/* GNU ld writes about a dozen; binfmt_elf would take up to 64 KiB worth. */
+#define SFRAME_ELF_MAX_PHDRS	128
 
 /* Executable segments remembered per file; GNU ld makes one. */
 #define SFRAME_ELF_MAX_TEXT	4
@@ -37,6 +42,9 @@ struct sframe_elf_info {
 	struct sframe_elf_segment	text[SFRAME_ELF_MAX_TEXT];
 };
 
+bool sframe_elf_header_ok(const struct elf64_hdr *eh);
+void sframe_elf_parse_phdrs(struct sframe_elf_info *info,
+			    const struct elf64_phdr *phdrs, unsigned int nr);
 int sframe_elf_info(struct file *file, struct sframe_elf_info *info);
 void sframe_elf_cache_stats(unsigned long *hits, unsigned long *misses);
 

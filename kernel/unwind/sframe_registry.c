@@ -428,6 +428,10 @@ static void sframe_report(const struct sframe_entry *e, int err)
 		pr_warn_ratelimited("sframe: %s[%d]: dropping SFrame section of %pD: %s (%d)\n",
 				    current->comm, task_tgid_nr(current), e->file,
 				    e->sec.reason ?: "unreadable", err);
+	else if (test_bit(SFRAME_ENTRY_VDSO, &e->flags))
+		pr_warn_ratelimited("sframe: %s[%d]: dropping SFrame section of [vdso]: %s (%d)\n",
+				    current->comm, task_tgid_nr(current),
+				    e->sec.reason ?: "unreadable", err);
 	else
 		pr_warn_ratelimited("sframe: %s[%d]: dropping SFrame section at %lx: %s (%d)\n",
 				    current->comm, task_tgid_nr(current),
@@ -592,10 +596,10 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
  *
  * Reads and checks the section, then takes the mmap lock for writing and
  * adds it if the text is still mapped as it was (of the file at that
- * place, executable), then faults all of it in.  A file's section that
- * fails the checks is kept, marked bad, so that /proc shows it; an
- * explicit one is refused.  Text of a file's section already registered
- * joins that registration.
+ * place, executable), then faults all of it in.  A file's or the vDSO's
+ * section that fails the checks is kept, marked bad, so that /proc shows
+ * it; an explicit one is refused.  Text of a file's section already
+ * registered joins that registration.
  *
  * Context: Process context, mmap lock not held; may sleep.
  * Return: 0 on success, else see the errors in include/uapi/linux/sframe.h.
@@ -632,7 +636,9 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	e = sframe_entry_alloc();
 	if (!e)
 		return -ENOMEM;
-	if (!add->file)
+	if (add->vdso)
+		set_bit(SFRAME_ENTRY_VDSO, &e->flags);
+	else if (!add->file)
 		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
 	e->file = add->file ? get_file(add->file) : NULL;
 	e->file_base = add->file_base;
@@ -643,7 +649,8 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
 		ret = sframe_section_validate(&e->sec);
 	if (ret) {
-		if (!add->file || ret == -ENOMEM || ret == -EINTR)
+		if (test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags) || ret == -ENOMEM ||
+		    ret == -EINTR)
 			goto put;
 		set_bit(SFRAME_ENTRY_BAD, &e->flags);
 		sframe_report(e, ret);
@@ -1041,6 +1048,7 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 				.num_fdes = e->sec.num_fdes,
 				.bad = test_bit(SFRAME_ENTRY_BAD, &e->flags),
 				.explicit = test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags),
+				.vdso = test_bit(SFRAME_ENTRY_VDSO, &e->flags),
 			};
 		n++;
 	}
@@ -1073,6 +1081,8 @@ int sframe_mm_show(struct seq_file *m, struct mm_struct *mm)
 			   test_bit(SFRAME_ENTRY_BAD, &e->flags) ? "bad" : "ok");
 		if (e->file)
 			seq_path(m, file_user_path(e->file), "\n");
+		else if (test_bit(SFRAME_ENTRY_VDSO, &e->flags))
+			seq_puts(m, "[vdso]");
 		else
 			seq_puts(m, "[jit]");
 		seq_putc(m, '\n');

@@ -17,11 +17,13 @@
 #define SFRAME_ENTRY_EXPLICIT	1	/* registered by prctl() */
 #define SFRAME_ENTRY_CACHE_ASKED 2	/* its rule cache is on its way */
 #define SFRAME_ENTRY_NO_CACHE	3	/* no room for a rule cache */
+#define SFRAME_ENTRY_VDSO	4	/* the vDSO's, registered at exec */
 
 /**
  * struct sframe_entry - one registered section of one address space
  * @sec: the section as the reader prepared it.
- * @file: the mapped file it came from; NULL for explicit registrations.
+ * @file: the mapped file it came from; NULL for explicit registrations
+ *	and the vDSO.
  * @file_base: for @file: the address of its offset 0 in the mapping.
  * @sframe_start: start of the section as registered.
  * @sframe_end: end of the section as registered.
@@ -91,6 +93,7 @@ struct sframe_table {
  * @num_fdes: FDEs of the section.
  * @bad: the section was found corrupt.
  * @explicit: registered by prctl().
+ * @vdso: the vDSO's section.
  */
 struct sframe_range_info {
 	unsigned long	start;
@@ -100,11 +103,13 @@ struct sframe_range_info {
 	unsigned int	num_fdes;
 	bool		bad;
 	bool		explicit;
+	bool		vdso;
 };
 
 /**
  * struct sframe_add - a section to register
- * @file: the ELF file whose mapping holds the text; NULL for prctl().
+ * @file: the ELF file whose mapping holds the text; NULL for prctl() and
+ *	the vDSO.
  * @file_base: for @file: the address of its offset 0 in the mapping.
  * @sframe_start: user address of the section.
  * @sframe_size: bytes there.
@@ -112,6 +117,7 @@ struct sframe_range_info {
  * @seg_end: end of that code.
  * @start: start of the part of that code to register.
  * @end: end of that part.
+ * @vdso: the section is the vDSO's (@file is NULL).
  */
 struct sframe_add {
 	struct file	*file;
@@ -122,6 +128,7 @@ struct sframe_add {
 	unsigned long	seg_end;
 	unsigned long	start;
 	unsigned long	end;
+	bool		vdso;
 };
 
 int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add);
@@ -137,6 +144,11 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 long sframe_live_sections(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+bool sframe_vdso_find(struct mm_struct *mm, unsigned long *start,
+		      unsigned long *end);
+int sframe_vdso_add(struct mm_struct *mm, unsigned long start,
+		    unsigned long end);
+
 /* Per-process limits (module parameters), for tests to lower */
 extern unsigned int sframe_max_sections;
 extern unsigned long sframe_max_bytes;

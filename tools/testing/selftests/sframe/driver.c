@@ -95,6 +95,7 @@ static const struct sf_test sf_tests[] = {
 	{ "perf",		{ "sf-perf" } },
 	{ "perf-no-sframe",	{ "sf-perf-nosf", "--no-sframe" } },
 	{ "perf-defer",		{ "sf-perf", "--defer" } },
+	{ "vdso",		{ "sf-vdso" } },
 	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" } },
 	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" } },
 	{ "perf-defer-exec",	{ "sf-perf-defer", "exec" } },

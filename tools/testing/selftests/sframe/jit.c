@@ -139,7 +139,8 @@ static void sf_test_register(void)
 		int i;
 
 		for (i = 0; i < got.n; i++)
-			if (strcmp(got.line[i].path, "[jit]"))
+			if (strcmp(got.line[i].path, "[jit]") &&
+			    strcmp(got.line[i].path, "[vdso]"))
 				own = &got.line[i];
 		if (SF_CHECK(own, "no line for this program")) {
 			other = reg;

@@ -18,6 +18,14 @@
  * whole section when any part of that data is unmapped or moved.  What the
  * oracle cannot see from the current maps (a mapping moved by mremap stays
  * unregistered, explicit registrations) the tests add or remove themselves.
+ *
+ * The vDSO is read the same way, from the process's memory (/proc/<pid>/mem
+ * at its "[vdso]" mapping, where its ELF image starts, as if a file mapped
+ * at offset 0): a vDSO with PT_GNU_SFRAME is registered at exec and shows
+ * as "[vdso]".  It is the one place it can be, so the oracle expects it
+ * only while the mapping exec made is where it was: a vDSO moved by
+ * mremap() (a checkpoint/restore tool does that) is no longer registered,
+ * and the test that moves it says so itself.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -262,14 +270,14 @@ static const char *sf_header_state(const struct sframe_header *h, unsigned long 
 	return "ok";
 }
 
-/* Reads the ELF header, program headers and SFrame header of @fd. */
-static int sf_elf_read(int fd, struct sf_elf *e)
+/* Reads the ELF header, program headers and SFrame header of @fd, from @base. */
+static int sf_elf_read(int fd, struct sf_elf *e, off_t base)
 {
 	struct sframe_header h;
 	Elf64_Ehdr eh;
 	int i;
 
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	if (pread(fd, &eh, sizeof(eh), base) != sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -280,7 +288,7 @@ static int sf_elf_read(int fd, struct sf_elf *e)
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > SF_MAX_PHDRS)
 		return 0;	/* not an ELF file of ours: no SFrame */
 	e->nphdr = eh.e_phnum;
-	if (pread(fd, e->phdr, e->nphdr * sizeof(Elf64_Phdr), eh.e_phoff) !=
+	if (pread(fd, e->phdr, e->nphdr * sizeof(Elf64_Phdr), base + eh.e_phoff) !=
 	    (ssize_t)(e->nphdr * sizeof(Elf64_Phdr)))
 		return -1;
 	for (i = 0; i < e->nphdr; i++) {
@@ -293,7 +301,7 @@ static int sf_elf_read(int fd, struct sf_elf *e)
 		return 0;
 	memset(&h, 0, sizeof(h));
 	if (e->sframe.p_filesz < sizeof(h) ||
-	    pread(fd, &h, sizeof(h), e->sframe.p_offset) != sizeof(h)) {
+	    pread(fd, &h, sizeof(h), base + e->sframe.p_offset) != sizeof(h)) {
 		e->state = "bad";
 		return 0;
 	}
@@ -312,7 +320,7 @@ bool sf_file_has_sframe(const char *path)
 
 	if (fd < 0)
 		return false;
-	ret = !sf_elf_read(fd, &e) && e.has_sframe;
+	ret = !sf_elf_read(fd, &e, 0) && e.has_sframe;
 	close(fd);
 	return ret;
 }
@@ -358,7 +366,7 @@ static const struct sf_elf *sf_elf_get(struct sf_elf_cache *c, const char *pid,
 	e->dev_major = m->dev_major;
 	e->dev_minor = m->dev_minor;
 	e->inode = m->inode;
-	if (sf_elf_read(fd, e)) {
+	if (sf_elf_read(fd, e, 0)) {
 		fprintf(stderr, "oracle: %s: cannot read program headers\n", m->path);
 		close(fd);
 		return NULL;
@@ -475,6 +483,35 @@ static void sf_merge(struct sf_set *s)
 	}
 }
 
+/*
+ * The vDSO's image, read from the memory of @pid at @m, where the kernel
+ * mapped it: 0 with @e filled (no SFrame if it has none), -1 if unreadable.
+ */
+static int sf_vdso_read(const char *pid, const struct sf_map *m, struct sf_elf *e)
+{
+	char path[64];
+	int fd, ret;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(path, sizeof(path), "/proc/%s/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "oracle: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	ret = sf_elf_read(fd, e, m->start);
+	close(fd);
+	if (ret)
+		fprintf(stderr, "oracle: %s: cannot read the vDSO at %lx\n", path, m->start);
+	return ret;
+}
+
+/* Does /proc/@pid/maps show the vDSO at @m? */
+static bool sf_is_vdso(const struct sf_map *m)
+{
+	return m->perms[2] == 'x' && !m->inode && !strcmp(m->path, "[vdso]");
+}
+
 /* The lines /proc/@pid/sframe should hold; -1 when the oracle cannot tell. */
 int sf_expected(const char *pid, struct sf_set *want)
 {
@@ -490,10 +527,19 @@ int sf_expected(const char *pid, struct sf_set *want)
 	for (i = 0; i < maps.n && !ret; i++) {
 		const struct sf_map *m = &maps.map[i];
 		const struct sf_elf *e;
+		struct sf_elf vdso;
 
-		if (m->perms[2] != 'x' || !m->inode || m->path[0] != '/')
+		if (sf_is_vdso(m)) {
+			if (sf_vdso_read(pid, m, &vdso)) {
+				ret = -1;
+				break;
+			}
+			e = &vdso;
+		} else if (m->perms[2] != 'x' || !m->inode || m->path[0] != '/') {
 			continue;
-		e = sf_elf_get(&cache, pid, m);
+		} else {
+			e = sf_elf_get(&cache, pid, m);
+		}
 		if (!e) {
 			ret = -1;
 			break;

@@ -3,7 +3,7 @@
  * Expected lines from dl_iterate_phdr(): for each loaded object with
  * PT_GNU_SFRAME, its executable PT_LOAD and PT_GNU_SFRAME plus the load
  * bias ld.so used, and the version and FDE count from the SFrame header
- * in memory.  The vDSO is no file: skipped.
+ * in memory.  The vDSO is no file: its line is named "[vdso]".
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -25,6 +25,7 @@ static int sf_phdr_one(struct dl_phdr_info *info, size_t size, void *data)
 	struct sf_set *want = data;
 	struct sf_line l;
 	ssize_t n;
+	bool is_vdso;
 	int i;
 
 	(void)size;
@@ -38,8 +39,9 @@ static int sf_phdr_one(struct dl_phdr_info *info, size_t size, void *data)
 		if (ph->p_type == PT_GNU_SFRAME)
 			sframe = ph;
 	}
-	if (!text || !sframe || (vdso && info->dlpi_addr + (lowest & ~(page - 1)) == vdso))
+	if (!text || !sframe)
 		return 0;
+	is_vdso = vdso && info->dlpi_addr + (lowest & ~(page - 1)) == vdso;
 
 	memset(&l, 0, sizeof(l));
 	l.text_start = info->dlpi_addr + text->p_vaddr;
@@ -51,7 +53,9 @@ static int sf_phdr_one(struct dl_phdr_info *info, size_t size, void *data)
 	l.fdes = h.num_fdes;
 	snprintf(l.state, sizeof(l.state), "ok");
 	/* Canonical, as maps prints it: ld.so may have found it by a relative path. */
-	if (info->dlpi_name && info->dlpi_name[0]) {
+	if (is_vdso) {
+		snprintf(l.path, sizeof(l.path), "[vdso]");
+	} else if (info->dlpi_name && info->dlpi_name[0]) {
 		char *real = realpath(info->dlpi_name, NULL);
 
 		snprintf(l.path, sizeof(l.path), "%s", real ? real : info->dlpi_name);
