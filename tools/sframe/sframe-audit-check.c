@@ -257,7 +257,7 @@ static void check(const struct entry *e)
 	struct sframe_section sec = { 0 };
 	unsigned char *bytes;
 	unsigned int npcs = 0;
-	char msg[300] = "";
+	char msg[4400] = "";
 	bool inited;
 	size_t size;
 	int ret;

@@ -40,7 +40,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/sframe.h>
+#include <uapi/linux/sframe.h>
 
 #include "sframe-ehframe.h"
 #include "sframe-gen.h"
@@ -292,66 +292,49 @@ static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias
 }
 
 /*
- * Converts and registers one object.  Returns what must be kept for it,
- * or NULL if nothing (skipped, or failed).  Caller holds sfa_lock.
+ * Converts and registers one object's sections into @o.  Returns what to
+ * say about it; @o->mem stays NULL when nothing is kept.
  */
-static struct sfa_obj *sfa_add(const char *name, uint64_t bias,
-			       const ElfW(Phdr) *phdr, unsigned int phnum)
+static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
+			    unsigned int *fdes, size_t *bytes, char *why, size_t why_size)
 {
-	struct sfa_mem m = { .phdr = phdr, .phnum = phnum, .bias = bias };
+	struct sfa_mem m = { .phdr = phdr, .phnum = phnum, .bias = o->bias };
 	struct sfa_conv c = { .n = 0 };
-	struct sfa_obj *o = NULL;
+	const char *result = "registered";
 	struct sfe_eh_frame eh;
 	enum sfe_result res;
-	unsigned int i, fdes = 0;
-	const char *result = "registered";
-	char why[200];
-	uint64_t t0 = now_ns(), ns;
+	unsigned int i;
 	uint8_t *p;
+	void *mem;
 	int err = 0;
 
-	if (!*name)
-		name = "(main)";
-	if (cfg.no_kernel) {
-		result = "skipped: kernel without PR_SFRAME_REGISTER";
-		goto out;
-	}
-	res = sfe_find_eh_frame(phdr, phnum, bias, sfa_at, &m, &eh);
+	if (cfg.no_kernel)
+		return "skipped: kernel without PR_SFRAME_REGISTER";
+	res = sfe_find_eh_frame(phdr, phnum, o->bias, sfa_at, &m, &eh);
 	if (res != SFE_OK) {
-		snprintf(why, sizeof(why), "skipped: %s", sfe_result_str(res));
+		snprintf(why, why_size, "skipped: %s", sfe_result_str(res));
+		return why;
+	}
+	if (sfa_convert(phdr, phnum, o->bias, &eh, &c)) {
+		snprintf(why, why_size, "skipped: %s", c.err);
 		result = why;
 		goto out;
 	}
-	if (sfa_convert(phdr, phnum, bias, &eh, &c)) {
-		snprintf(why, sizeof(why), "skipped: %s", c.err);
-		result = why;
-		goto out_gen;
-	}
-
-	o = calloc(1, sizeof(*o));
-	if (o)
-		o->name = strdup(name);
-	if (!o || !o->name) {
-		result = "failed: out of memory";
-		goto out_free;
-	}
-	o->mem_len = c.total;
-	o->mem = mmap(NULL, c.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		      -1, 0);
-	if (o->mem == MAP_FAILED) {
-		o->mem = NULL;
+	mem = mmap(NULL, c.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
 		result = "failed: mmap";
-		goto out_free;
+		goto out;
 	}
-	for (i = 0, p = o->mem; i < c.n; i++) {
+	for (i = 0, p = mem; i < c.n; i++) {
 		sframe_gen_emit(c.gen[i], p, (uintptr_t)p);
 		p += (c.size[i] + SFA_ALIGN - 1) & ~(size_t)(SFA_ALIGN - 1);
-		fdes += c.fdes[i];
+		*fdes += c.fdes[i];
+		*bytes += c.size[i];
 	}
 	/* Nothing in the process has any business writing it from now on */
-	mprotect(o->mem, o->mem_len, PROT_READ);
+	mprotect(mem, c.total, PROT_READ);
 
-	for (i = 0, p = o->mem; i < c.n; i++) {
+	for (i = 0, p = mem; i < c.n; i++) {
 		struct sframe_registration reg = {
 			.size = sizeof(reg),
 			.sframe_start = (uintptr_t)p,
@@ -361,8 +344,8 @@ static struct sfa_obj *sfa_add(const char *name, uint64_t bias,
 		};
 
 		if (cfg.dump)
-			sfa_dump(name, bias, c.text_start[i], c.text_end[i], p, c.size[i],
-				 c.fdes[i]);
+			sfa_dump(o->name, o->bias, c.text_start[i], c.text_end[i], p,
+				 c.size[i], c.fdes[i]);
 		if (!cfg.dry_run) {
 			if (prctl(PR_SFRAME_REGISTER, &reg, 0, 0, 0) == 0)
 				o->text[o->nreg++] = c.text_start[i];
@@ -374,30 +357,57 @@ static struct sfa_obj *sfa_add(const char *name, uint64_t bias,
 	if (cfg.dry_run) {
 		result = "dry run";
 	} else if (err) {
-		snprintf(why, sizeof(why), "%s: %s", o->nreg ? "partly registered" :
+		snprintf(why, why_size, "%s: %s", o->nreg ? "partly registered" :
 			 "not registered", strerror(err));
 		result = why;
-		if (!o->nreg)
-			goto out_free;
 	}
-	o->bias = bias;
-	o->phdr = phdr;
-	o->next = sfa_objs;
-	sfa_objs = o;
-	goto out_gen;
-
-out_free:
-	if (o)
-		sfa_release(o);
-	o = NULL;
-out_gen:
+	if (cfg.dry_run || o->nreg) {
+		o->mem = mem;
+		o->mem_len = c.total;
+	} else {
+		munmap(mem, c.total);
+	}
+out:
 	for (i = 0; i < c.n; i++)
 		sframe_gen_free(c.gen[i]);
-out:
+	return result;
+}
+
+/*
+ * One object loaded: its record, kept even when it has no section, so
+ * that a preload scan does not try it again.  NULL only when out of
+ * memory.  Caller holds sfa_lock.
+ */
+static struct sfa_obj *sfa_add(const char *name, uint64_t bias,
+			       const ElfW(Phdr) *phdr, unsigned int phnum)
+{
+	uint64_t t0 = now_ns(), ns;
+	const char *result;
+	struct sfa_obj *o;
+	unsigned int fdes = 0;
+	size_t bytes = 0;
+	char why[200];
+
+	if (!*name)
+		name = "(main)";
+	o = calloc(1, sizeof(*o));
+	if (o)
+		o->name = strdup(name);
+	if (!o || !o->name) {
+		free(o);
+		o = NULL;
+		result = "failed: out of memory";
+	} else {
+		o->bias = bias;
+		o->phdr = phdr;
+		result = sfa_load(o, phdr, phnum, &fdes, &bytes, why, sizeof(why));
+		o->next = sfa_objs;
+		sfa_objs = o;
+	}
 	ns = now_ns() - t0;
 	if (cfg.verbose)
 		say("sframe-audit: %s: %u FDEs, %zu bytes, %" PRIu64 " us: %s", name, fdes,
-		    c.total, ns / 1000, result);
+		    bytes, ns / 1000, result);
 	return o;
 }
 
@@ -505,8 +515,11 @@ SFA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 
 	pthread_mutex_lock(&sfa_lock);
 	/* Only a cookie found on our list is ours */
-	if (sfa_unlink(o))
+	if (sfa_unlink(o)) {
+		if (cfg.verbose && o->mem)
+			say("sframe-audit: %s: unloaded", o->name);
 		sfa_release(o);
+	}
 	pthread_mutex_unlock(&sfa_lock);
 	return 0;
 }
@@ -576,11 +589,6 @@ static int sfa_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 			o->seen = true;
 		return 0;
 	}
-	/*
-	 * Objects that kept nothing (skipped, or failed) are tried again at
-	 * every scan; a scan happens only after dlopen/dlclose changed the
-	 * list, and failures are rare, so this costs little.
-	 */
 	if (!o)
 		sfa_add(name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
 	return 0;
@@ -606,7 +614,7 @@ static void sfa_rescan(bool init)
 			continue;
 		}
 		*pp = o->next;
-		if (cfg.verbose)
+		if (cfg.verbose && o->mem)
 			say("sframe-audit: %s: unloaded", o->name);
 		sfa_release(o);
 	}
