@@ -186,7 +186,7 @@ static const void *sfa_at(void *ctx, uint64_t addr, size_t len)
 	if (addr < m->bias)
 		return NULL;
 	load = sfe_load_of(m->phdr, m->phnum, addr - m->bias, len);
-	if (!load || !(load->p_flags & PF_R))
+	if (!load || !(load->p_flags & PF_R) || !sfa_mapped(addr, len))
 		return NULL;
 	return (const void *)(uintptr_t)addr;
 }
@@ -449,10 +449,26 @@ SFA_EXPORT unsigned int la_version(unsigned int version)
 static const ElfW(Phdr) *sfa_phdrs(struct link_map *map, Lmid_t lmid, unsigned int *phnum)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)map->l_addr;
+	const ElfW(Phdr) *ph;
+	unsigned int i, n;
 
+	/*
+	 * The program's, if they say they are where they are (ld.so run as a
+	 * command sets them to the program it loads, as the kernel would).
+	 */
 	if (lmid == LM_ID_BASE && !map->l_prev) {
-		*phnum = getauxval(AT_PHNUM);
-		return (const ElfW(Phdr) *)getauxval(AT_PHDR);
+		ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+		n = getauxval(AT_PHNUM);
+		for (i = 0; ph && i < n; i++) {
+			if (ph[i].p_type != PT_PHDR)
+				continue;
+			if (map->l_addr + ph[i].p_vaddr != (uintptr_t)ph)
+				break;
+			*phnum = n;
+			return ph;
+		}
+		if (eh == NULL)
+			return NULL;
 	}
 	if (!sfa_mapped(map->l_addr, sizeof(*eh)) ||
 	    memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_type != ET_DYN ||
