@@ -38,9 +38,9 @@ static void layout(void)
 {
 	memset(mem, 0, sizeof(mem));
 	memset(ph, 0, sizeof(ph));
-	ph[0] = (ElfW(Phdr)){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_vaddr = BASE,
+	ph[0] = (ElfW(Phdr)) { .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_vaddr = BASE,
 			      .p_filesz = END - BASE, .p_memsz = END - BASE + 0x100 };
-	ph[1] = (ElfW(Phdr)){ .p_type = PT_GNU_EH_FRAME, .p_flags = PF_R, .p_vaddr = HDR,
+	ph[1] = (ElfW(Phdr)) { .p_type = PT_GNU_EH_FRAME, .p_flags = PF_R, .p_vaddr = HDR,
 			      .p_filesz = 24, .p_memsz = 24 };
 	nph = 2;
 	refuse_all = false;
@@ -119,7 +119,7 @@ int main(void)
 
 	layout();
 	hdr(1, 0x1b, &s32, 4);
-	ph[2] = (ElfW(Phdr)){ .p_type = PT_GNU_SFRAME, .p_vaddr = 0x1200, .p_filesz = 8 };
+	ph[2] = (ElfW(Phdr)) { .p_type = PT_GNU_SFRAME, .p_vaddr = 0x1200, .p_filesz = 8 };
 	nph = 3;
 	expect("PT_GNU_SFRAME", SFE_HAS_SFRAME, 0);
 	layout();

@@ -49,6 +49,10 @@ enum sframe_gen_arch {
  *	converted; 0 and 0 for all.
  * @text_end: see @text_start.
  * @data_base: the base of DW_EH_PE_datarel pointers (the GOT), 0 if none.
+ * @ptr_size: bytes of a DW_EH_PE_absptr pointer: 4 for ELF32 objects,
+ *	0 or 8 for 64-bit ones.
+ * @big_endian: aarch64 only: a big-endian object (x86_64 is always little
+ *	endian, s390x always big).
  */
 struct sframe_gen_input {
 	enum sframe_gen_arch	arch;
@@ -58,6 +62,8 @@ struct sframe_gen_input {
 	uint64_t		text_start;
 	uint64_t		text_end;
 	uint64_t		data_base;
+	unsigned int		ptr_size;
+	bool			big_endian;
 };
 
 /**
@@ -68,9 +74,11 @@ struct sframe_gen_input {
  * @fdes_flex: of those, SFRAME_FDE_TYPE_FLEX.
  * @fdes_skipped: FDEs with a rule SFrame cannot express; the walker falls
  *	back to frame pointers in their code.
+ * @fdes_bad: FDEs left out because they (or their CIE) are malformed.
  * @fres: SFrame FREs written.
  * @bytes_described: code bytes that FDEs written cover.
  * @bytes_skipped: code bytes of the FDEs skipped.
+ * @reason: why the first FDE skipped or bad was, "" if none.
  */
 struct sframe_gen_stats {
 	unsigned int	cies;
@@ -78,9 +86,11 @@ struct sframe_gen_stats {
 	unsigned int	fdes_out;
 	unsigned int	fdes_flex;
 	unsigned int	fdes_skipped;
+	unsigned int	fdes_bad;
 	unsigned int	fres;
 	uint64_t	bytes_described;
 	uint64_t	bytes_skipped;
+	char		reason[128];
 };
 
 struct sframe_gen;

@@ -2,7 +2,7 @@
 /* The libraries of tools/sframe/test-audit's program (-DAUDIT_FN=name) */
 #include <stdlib.h>
 
-__attribute__((__noinline__)) static int audit_leaf(int x)
+static __attribute__((__noinline__)) int audit_leaf(int x)
 {
 	return abs(x * 7 - 3) + 1;
 }

@@ -12,7 +12,7 @@ int audit_lib_linked(int x);
 
 int main(int argc, char **argv)
 {
-	int (*fn)(int);
+	int (*fn)(int x);
 	void *h;
 	int v = audit_lib_linked(argc);
 
@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "dlopen: %s\n", dlerror());
 			return 1;
 		}
-		fn = (int (*)(int))dlsym(h, "audit_lib_dl");
+		fn = (int (*)(int x))dlsym(h, "audit_lib_dl");
 		if (!fn)
 			return 1;
 		v += fn(v);

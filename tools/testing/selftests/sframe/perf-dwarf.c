@@ -360,7 +360,22 @@ struct dw_frame {
 struct dw_tally {
 	unsigned int	script, compared, exact, outside, no_main, unmatched, shown;
 	unsigned int	adjusted;	/* return addresses perf gave as the call's */
+	unsigned int	outside_exact;	/* of @outside, exact all the same */
 };
+
+/* The first @n frames of SFrame's stack are DWARF's; counts perf's adjusted ones */
+static bool dw_exact(const struct dw_sample *s, const struct dw_frame *d, unsigned int n,
+		     unsigned int *adjusted)
+{
+	unsigned int i;
+	bool exact = s->nr >= n && n && s->ips[0] == d[0].ip;
+
+	for (i = 1; exact && i < n; i++) {
+		exact = s->ips[i] == d[i].ip || s->ips[i] == d[i].ip + 1;
+		*adjusted += s->ips[i] == d[i].ip + 1;
+	}
+	return exact;
+}
 
 static struct dw_sample *dw_find(uint64_t time)
 {
@@ -419,9 +434,11 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		t->no_main++;
 		return;
 	}
+	exact = dw_exact(s, d, main_at + 1, &adjusted);
 	for (i = 0; i <= main_at; i++) {
 		if (!dw_dso_has_sframe(d[i].dso)) {
 			t->outside++;
+			t->outside_exact += exact;
 			/* Their SFrame is the module's: compared all the same */
 			if (!dw_audit)
 				return;
@@ -429,11 +446,6 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		}
 	}
 	t->compared++;
-	exact = s->nr > main_at && s->ips[0] == d[0].ip;
-	for (i = 1; exact && i <= main_at; i++) {
-		exact = s->ips[i] == d[i].ip || s->ips[i] == d[i].ip + 1;
-		adjusted += s->ips[i] == d[i].ip + 1;
-	}
 	if (exact) {
 		t->exact++;
 		t->adjusted += adjusted;
@@ -595,7 +607,7 @@ static void dw_proc_sframe(pid_t pid)
 		if (m)
 			fclose(m);
 		n++;
-		libc |= strstr(name, "/libc.so.6") != NULL;
+		libc |= !!strstr(name, "/libc.so.6");
 		if (libc && !dw_registered_libc)
 			sf_info("/proc/%d/sframe: %.*s", (int)pid, (int)strcspn(line, "\n"), line);
 		if (libc && !dw_registered_libc)
@@ -731,7 +743,8 @@ int main(int argc, char **argv)
 		argc -= 2;
 	}
 	if (!SF_CHECK(argc >= 4 && argc - 3 <= DW_ARGS,
-		      "usage: sf-perf-dwarf [--audit MODULE] [--tool PKGDIR] DIR sync|defer|bpf PROGRAM [ARG...]"))
+		      "usage: sf-perf-dwarf [--audit MODULE] [--tool PKGDIR] DIR %s",
+		      "sync|defer|bpf PROGRAM [ARG...]"))
 		sf_exit();
 	mode = argv[2];
 	if (!strcmp(mode, "defer"))
@@ -770,16 +783,17 @@ int main(int argc, char **argv)
 		SF_CHECK(t.script - script == dw_nsamples,
 			 "perf script showed %u samples of %u", t.script - script, dw_nsamples);
 	}
-	sf_note("%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u left out), %u compared, %u through objects without SFrame%s, %u where DWARF did not reach main",
+	sf_note("%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u left out), %u compared, %u through objects without SFrame (%u of them exact%s), %u where DWARF did not reach main",
 		mode, dw_audit ? " under the audit module" : "", round,
 		(unsigned long long)attr.sample_period / 1000, samples, dw_lost,
-		dw_cut, t.compared, t.outside, dw_audit ? " (compared: the module's)" : "",
-		t.no_main);
+		dw_cut, t.compared, t.outside, t.outside_exact,
+		dw_audit ? ", compared: the module's" : "", t.no_main);
 	if (dw_audit) {
-		SF_CHECK(dw_registered_libc, "/proc/PID/sframe never listed the C library (%u sections seen)",
-			 dw_registered);
-		sf_note("/proc/PID/sframe: %u sections registered by the module, the C library's among them",
-			dw_registered);
+		if (SF_CHECK(dw_registered_libc,
+			     "/proc/PID/sframe never listed the C library (%u sections seen)",
+			     dw_registered))
+			sf_note("/proc/PID/sframe: %u sections by the module, the C library's among them",
+				dw_registered);
 		SF_CHECK(t.outside >= 10, "only %u samples through objects without .sframe",
 			 t.outside);
 	}
