@@ -171,7 +171,11 @@ static int compare_pc(struct sframe_section *rt, struct sframe_section *file,
 static int compare_file(const struct entry *e, struct sframe_section *rt,
 			unsigned int *npcs, char *msg, size_t msg_size)
 {
-	struct sframe_gen_input in = { .arch = CHECK_ARCH };
+	struct sframe_gen_input in = {
+		.arch = CHECK_ARCH,
+		.ptr_size = sizeof(void *),
+		.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+	};
 	struct sframe_section fsec = { 0 };
 	struct sframe_gen_stats st = { 0 };
 	struct sframe_gen *gen;

@@ -254,6 +254,8 @@ static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias
 		.eh_frame = eh->bytes,
 		.eh_frame_size = eh->size,
 		.eh_frame_addr = eh->addr,
+		.ptr_size = sizeof(void *),
+		.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
 	};
 	struct sframe_gen_stats st;
 	unsigned int i;
