@@ -464,6 +464,9 @@ static void dw_script(struct dw_tally *t)
 	static const char *const args[] = {
 		"script", "-i", DW_DATA, "-F", "time,ip,sym,dso", "--ns", NULL
 	};
+	static const char *const args_audit[] = {
+		"script", "-i", DW_DATA, "-F", "time,ip,sym,dso", "--ns", "--no-inline", NULL
+	};
 	static struct dw_frame frames[DW_DEPTH];
 	unsigned long long sec, nsec, ip;
 	char line[DW_LINE], *dso;
@@ -473,7 +476,12 @@ static void dw_script(struct dw_tally *t)
 	FILE *f;
 	pid_t pid;
 
-	f = sf_tool_run(args, &pid);
+	/*
+	 * The module's own frames (samples while it converts) have debug info:
+	 * perf would name their inlined callees, frames no stack walk has, and
+	 * needs addr2line for it, which the guest lacks.
+	 */
+	f = sf_tool_run(dw_audit ? args_audit : args, &pid);
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
