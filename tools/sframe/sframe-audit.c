@@ -102,6 +102,9 @@ static struct {
 static pthread_mutex_t sfa_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct sfa_obj *sfa_objs;
 static bool sfa_preload;
+/* The program's record: ld.so closes it only at exit, before all others */
+static struct sfa_obj *sfa_main;
+static bool sfa_exiting;
 
 static bool env_on(const char *name)
 {
@@ -525,6 +528,8 @@ SFA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t 
 	}
 	if (o)
 		*cookie = (uintptr_t)o;
+	if (o && lmid == LM_ID_BASE && !map->l_prev)
+		sfa_main = o;
 	pthread_mutex_unlock(&sfa_lock);
 	return 0;
 }
@@ -540,8 +545,15 @@ SFA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	struct sfa_obj *o = (struct sfa_obj *)*cookie;
 
 	pthread_mutex_lock(&sfa_lock);
+	/*
+	 * At exit ld.so closes every object, the program first, while exit
+	 * handlers in them still run and may be sampled: the sections stay,
+	 * exit takes them with the process.
+	 */
+	if (o == sfa_main)
+		sfa_exiting = true;
 	/* Only a cookie found on our list is ours */
-	if (sfa_unlink(o)) {
+	if (!sfa_exiting && sfa_unlink(o)) {
 		if (cfg.verbose && o->mem)
 			say("sframe-audit: %s: unloaded", o->name);
 		sfa_release(o);
