@@ -161,6 +161,43 @@ static bool cfi_op_lit(const uint8_t *e, size_t len, size_t *i, uint8_t *v)
 	return false;
 }
 
+/* DW_OP_breg<n> off or DW_OP_bregx n off, alone: true with @reg and @off */
+static bool cfi_breg_expr(struct cfi_run *r, size_t blk, uint64_t len, uint64_t *reg,
+			  int64_t *off)
+{
+	struct eh_ctx sub = *r->ctx;
+	size_t pos = blk, end = blk + len;
+	uint8_t op;
+
+	sub.err = NULL;
+	if (!len)
+		return false;
+	op = r->ctx->data[pos++];
+	if (op >= DW_OP_breg0 && op < DW_OP_breg0 + 32)
+		*reg = op - DW_OP_breg0;
+	else if (op != DW_OP_bregx || eh_read_uleb(&sub, &pos, end, reg) || *reg > CFI_MAX_REG)
+		return false;
+	return !eh_read_sleb(&sub, &pos, end, off) && pos == end;
+}
+
+/*
+ * A register's rule by expression: "at reg + off" or "is reg + off" when
+ * the expression is a lone DW_OP_breg, else not followed.
+ */
+static void cfi_reg_expr(struct cfi_run *r, size_t blk, uint64_t len, bool val,
+			 struct cfi_reg_rule *rule)
+{
+	uint64_t reg;
+	int64_t off;
+
+	if (!rule)
+		return;
+	if (cfi_breg_expr(r, blk, len, &reg, &off))
+		cfi_set(rule, val ? CFI_REG : CFI_AT_REG, reg, off);
+	else
+		cfi_set(rule, CFI_EXPR, 0, 0);
+}
+
 /*
  * The CFA expressions SFrame can express: DW_OP_breg<n> off; DW_OP_deref
  * (x86_64 DRAP), and GNU ld's x86_64 PLT expression
@@ -384,13 +421,13 @@ restore:
 		case DW_CFA_remember_state:
 			if (depth == CFI_MAX_STATE_DEPTH)
 				return eh_err(r->ctx, -EINVAL,
-					      "DW_CFA_remember_state at %#zx nested too deep", op_at);
+					      "remember_state at %#zx nested too deep", op_at);
 			stack[depth++] = *st;
 			break;
 		case DW_CFA_restore_state:
 			if (!depth)
 				return eh_err(r->ctx, -EINVAL,
-					      "DW_CFA_restore_state at %#zx without remember", op_at);
+					      "restore_state at %#zx without remember", op_at);
 			*st = stack[--depth];
 			break;
 		case DW_CFA_def_cfa:
@@ -455,7 +492,8 @@ restore:
 			if (!ret)
 				ret = cfi_block(r, &blk, &len);
 			if (!ret)
-				cfi_set(cfi_tracked(r, st, reg), CFI_EXPR, 0, 0);
+				cfi_reg_expr(r, blk, len, op == DW_CFA_val_expression,
+					     cfi_tracked(r, st, reg));
 			break;
 		case DW_CFA_GNU_args_size:
 			ret = cfi_uleb(r, &u);
@@ -463,7 +501,7 @@ restore:
 		case DW_CFA_AARCH64_negate_ra_state:
 			if (!r->p->aarch64)
 				return eh_err(r->ctx, -EOPNOTSUPP,
-					      "DW_CFA_GNU_window_save at %#zx not supported", op_at);
+					      "GNU_window_save at %#zx not supported", op_at);
 			st->ra_signed = !st->ra_signed;
 			break;
 		case DW_CFA_AARCH64_negate_ra_state_with_pc:

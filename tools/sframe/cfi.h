@@ -26,8 +26,11 @@
  * @CFI_UNDEF: undefined; for the RA, the outermost frame.
  * @CFI_OFFSET: saved at CFA + off.
  * @CFI_VAL_OFFSET: the value is CFA + off.
- * @CFI_REG: the value is in register @reg.
- * @CFI_EXPR: a DWARF expression: not followed.
+ * @CFI_REG: the value is register @reg + off (DW_CFA_register: off 0;
+ *	DW_CFA_val_expression DW_OP_breg<reg> off).
+ * @CFI_AT_REG: saved at reg + off (DW_CFA_expression DW_OP_breg<reg> off,
+ *	as x86_64 DRAP code saves RBP).
+ * @CFI_EXPR: any other DWARF expression: not followed.
  */
 enum cfi_reg_kind {
 	CFI_SAME,
@@ -35,6 +38,7 @@ enum cfi_reg_kind {
 	CFI_OFFSET,
 	CFI_VAL_OFFSET,
 	CFI_REG,
+	CFI_AT_REG,
 	CFI_EXPR,
 };
 

@@ -246,11 +246,11 @@ int eh_next_record(const struct eh_ctx *ctx, size_t *pos, struct eh_record *rec)
 	rec->is_cie = !id;
 	rec->cie_off = 0;
 	if (!rec->is_cie) {
-		/* The pointer counts back from its own field. */
-		if (id > rec->body)
-			return eh_err(ctx, -EINVAL, "FDE at %#zx: CIE pointer %#llx out of range",
-				      *pos, (unsigned long long)id);
-		rec->cie_off = rec->body - id;
+		/*
+		 * The pointer counts back from its own field; one out of range
+		 * spoils its FDE only (eh_parse_cie() refuses SIZE_MAX).
+		 */
+		rec->cie_off = id > rec->body ? SIZE_MAX : rec->body - id;
 	}
 	*pos = rec->end;
 	return 1;
@@ -278,15 +278,15 @@ static int eh_cie_aug_data(const struct eh_ctx *ctx, struct eh_cie *cie, const c
 		case 'L':
 		case 'P':
 			if (*pos >= data_end)
-				return eh_err(ctx, -EINVAL, "CIE at %#zx: augmentation data too short",
-					      cie->off);
+				return eh_err(ctx, -EINVAL,
+					      "CIE at %#zx: augmentation data too short", cie->off);
 			enc = ctx->data[(*pos)++];
-			if (*aug == 'R')
+			if (*aug == 'R') {
 				cie->fde_enc = enc;
-			else if (*aug == 'L')
+			} else if (*aug == 'L') {
 				cie->lsda_enc = enc;
-			else if (enc != DW_EH_PE_omit) {
-				/* The personality routine is not ours: skip it, keep its size. */
+			} else if (enc != DW_EH_PE_omit) {
+				/* The personality routine is not ours: only its size counts. */
 				ret = eh_read_encoded(ctx, enc & ~DW_EH_PE_indirect, pos, data_end,
 						      &v);
 				if (ret == -EOPNOTSUPP && (enc & 0x70) != DW_EH_PE_aligned)
@@ -330,7 +330,7 @@ int eh_parse_cie(const struct eh_ctx *ctx, size_t off, struct eh_cie *cie)
 	int ret;
 
 	if (off >= ctx->size)
-		return eh_err(ctx, -EINVAL, "CIE at %#zx out of the section", off);
+		return eh_err(ctx, -EINVAL, "CIE pointer out of the section");
 	ret = eh_next_record(ctx, &pos, &rec);
 	if (ret < 0)
 		return ret;

@@ -116,8 +116,11 @@ struct eh_fde {
 	size_t		insns_len;
 };
 
-int eh_err(const struct eh_ctx *ctx, int ret, const char *fmt, ...)
-	__attribute__((__format__(printf, 3, 4)));
+#ifndef __printf
+#define __printf(a, b)	__attribute__((__format__(printf, a, b)))
+#endif
+
+__printf(3, 4) int eh_err(const struct eh_ctx *ctx, int ret, const char *fmt, ...);
 int eh_read_uleb(const struct eh_ctx *ctx, size_t *pos, size_t end, uint64_t *val);
 int eh_read_sleb(const struct eh_ctx *ctx, size_t *pos, size_t end, int64_t *val);
 int eh_read_u(const struct eh_ctx *ctx, size_t *pos, size_t end, unsigned int len,

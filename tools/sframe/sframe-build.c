@@ -31,6 +31,7 @@ struct sg_fre {
 	uint32_t	start;
 	uint8_t		info;
 	uint8_t		nwords;
+	uint8_t		ctl_words;	/* bit i: word i is a flex control word */
 	int32_t		words[SG_MAX_WORDS];
 	struct sg_frame	frame;
 };
@@ -44,11 +45,13 @@ struct sg_fde {
 	unsigned int	first_fre;
 	unsigned int	num_fres;
 	uint32_t	fres_off;
+	unsigned int	origin;		/* the .eh_frame FDE it came from, by order */
 };
 
 struct sg_cie_entry {
 	size_t			off;
 	bool			used;
+	bool			parsed;
 	int			err;
 	struct eh_cie		cie;
 	struct cfi_state	init;
@@ -69,6 +72,7 @@ struct sframe_gen {
 	unsigned int		num_fres;
 	unsigned int		cap_fres;
 	size_t			fre_len;
+	unsigned int		origin;		/* of the FDEs being built */
 	/* the CIE cache, open addressing by offset */
 	struct sg_cie_entry	*cies;
 	size_t			cap_cies;
@@ -123,6 +127,9 @@ static bool sg_fits32(int64_t v)
 /* The CFA offset as stored: s390x keeps (offset - 160) / 8. */
 static bool sg_cfa_word(const struct sframe_gen *gen, int64_t off, int32_t *word)
 {
+	/* The offset the reader decodes must fit too, not only the word. */
+	if (!sg_fits32(off))
+		return false;
 	if (gen->arch == SFRAME_GEN_S390X) {
 		off += SFRAME_S390X_CFA_OFFSET_ADJUSTMENT;
 		if (off % SFRAME_S390X_CFA_OFFSET_ALIGNMENT)
@@ -148,20 +155,23 @@ static bool sg_flex_pair(const struct cfi_reg_rule *r, int32_t *ctl, int32_t *of
 		sg_rule(rule, SG_BASE_CFA, 0, true, r->off);
 		return true;
 	case CFI_REG:
-		if (r->reg > 255)
+	case CFI_AT_REG:
+		if (r->reg > 255 || !sg_fits32(r->off))
 			return false;
-		*ctl = (r->reg << 3) | 1;
-		*off = 0;
-		sg_rule(rule, SG_BASE_REG, r->reg, false, 0);
+		*ctl = (r->reg << 3) | (r->kind == CFI_AT_REG ? 2 : 0) | 1;
+		*off = r->off;
+		sg_rule(rule, SG_BASE_REG, r->reg, r->kind == CFI_AT_REG, r->off);
 		return true;
 	}
 	/* CFA + n by value needs a control word of 0, which is padding. */
 	return false;
 }
 
-static void sg_fre_words(struct sg_fre *fre, unsigned int n, const int32_t *w)
+static void sg_fre_words(struct sg_fre *fre, unsigned int n, const int32_t *w,
+			 unsigned int ctl_words)
 {
 	fre->nwords = n;
+	fre->ctl_words = ctl_words;
 	memcpy(fre->words, w, n * sizeof(*w));
 }
 
@@ -176,11 +186,12 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 	struct sg_frame *f = &fre->frame;
 	bool x86 = gen->arch == SFRAME_GEN_X86_64, ra_word, fp_word;
 	int32_t w[SG_MAX_WORDS], cfa;
-	unsigned int n = 0;
+	unsigned int n = 0, ctl = 1;
 
 	memset(f, 0, sizeof(*f));
 	fre->info = 0;
 	fre->nwords = 0;
+	fre->ctl_words = 0;
 	f->ra_signed = st->ra_signed;
 	if (st->ra_signed)
 		fre->info |= 0x80;
@@ -188,7 +199,7 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 		f->outermost = true;
 		return true;
 	}
-	if (st->fp.kind != CFI_SAME && st->fp.kind != CFI_OFFSET && st->fp.kind != CFI_REG)
+	if (st->fp.kind == CFI_UNDEF || st->fp.kind == CFI_VAL_OFFSET || st->fp.kind == CFI_EXPR)
 		return false;
 
 	if (!flex) {
@@ -204,7 +215,7 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 			sg_rule(&f->cfa, SG_BASE_FP, 0, false, st->cfa.off);
 		}
 		fp_word = st->fp.kind == CFI_OFFSET;
-		if (st->fp.kind == CFI_REG || (fp_word && !sg_fits32(st->fp.off)))
+		if ((st->fp.kind != CFI_SAME && !fp_word) || (fp_word && !sg_fits32(st->fp.off)))
 			return false;
 		if (x86) {
 			/* The RA is at the header's fixed slot, CFA - 8. */
@@ -217,8 +228,9 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 				return false;
 			if (ra_word && !sg_fits32(st->ra.off))
 				return false;
-			if (ra_word && (gen->arch == SFRAME_GEN_S390X ?
-					st->ra.off == SFRAME_FRE_RA_OFFSET_INVALID : false))
+			/* s390x reads an RA offset of 0 as "not saved". */
+			if (ra_word && gen->arch == SFRAME_GEN_S390X &&
+			    st->ra.off == SFRAME_FRE_RA_OFFSET_INVALID)
 				return false;
 			if (ra_word) {
 				w[n++] = st->ra.off;
@@ -234,7 +246,7 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 			w[n++] = st->fp.off;
 			sg_rule(&f->fp, SG_BASE_CFA, 0, true, st->fp.off);
 		}
-		sg_fre_words(fre, n, w);
+		sg_fre_words(fre, n, w, 0);
 		return true;
 	}
 
@@ -253,29 +265,33 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 	} else {
 		if (!sg_flex_pair(&st->ra, &w[n], &w[n + 1], &f->ra))
 			return false;
+		ctl |= 1U << n;
 		n += 2;
 		ra_word = true;
 	}
 	if (st->fp.kind != CFI_SAME) {
-		if (!ra_word)
+		if (!ra_word) {
+			ctl |= 1U << n;
 			w[n++] = SFRAME_FLEX_CTL_NONE;
+		}
 		if (!sg_flex_pair(&st->fp, &w[n], &w[n + 1], &f->fp))
 			return false;
+		ctl |= 1U << n;
 		n += 2;
 	}
-	sg_fre_words(fre, n, w);
+	sg_fre_words(fre, n, w, ctl);
 	return true;
 }
 
-/* The smallest data word size that holds @fre's words; ctl words unsigned */
-static void sg_word_size(struct sg_fre *fre, bool flex)
+/* The smallest data word size that holds @fre's words; control words unsigned */
+static void sg_word_size(struct sg_fre *fre)
 {
 	unsigned int i, size = SFRAME_FRE_DATAWORD_1B;
 	int64_t v;
 
 	for (i = 0; i < fre->nwords; i++) {
 		v = fre->words[i];
-		if (flex && !(i & 1)) {
+		if (fre->ctl_words & (1U << i)) {
 			if ((uint32_t)v > 0xffff)
 				size = SFRAME_FRE_DATAWORD_4B;
 			else if ((uint32_t)v > 0xff && size < SFRAME_FRE_DATAWORD_2B)
@@ -301,11 +317,11 @@ static bool sg_fre_same(const struct sg_fre *a, const struct sg_fre *b)
 }
 
 /* Appends an FRE to the FDE being built, merging it into an equal one before. */
-static int sg_add_fre(struct sframe_gen *gen, struct sg_fde *fde, struct sg_fre *fre, bool flex)
+static int sg_add_fre(struct sframe_gen *gen, struct sg_fde *fde, struct sg_fre *fre)
 {
 	int ret;
 
-	sg_word_size(fre, flex);
+	sg_word_size(fre);
 	if (fde->num_fres && sg_fre_same(&gen->fres[gen->num_fres - 1], fre))
 		return 0;
 	ret = sg_grow((void **)&gen->fres, &gen->cap_fres, gen->num_fres, sizeof(*fre));
@@ -322,7 +338,8 @@ static int sg_add_fde(struct sframe_gen *gen, const struct sg_fde *fde)
 
 	if (ret)
 		return ret;
-	gen->fdes[gen->num_fdes++] = *fde;
+	gen->fdes[gen->num_fdes] = *fde;
+	gen->fdes[gen->num_fdes++].origin = gen->origin;
 	return 0;
 }
 
@@ -369,7 +386,7 @@ static int sg_build_inc(struct sframe_gen *gen, const struct cfi_row *rows, unsi
 			fre.start = rows[i].start - rows[from].start;
 			fre.frame.signal = SFRAME_FDE_INFO_SIGNAL(fde_info);
 			fre.frame.pauth_key = SFRAME_FDE_INFO_PAUTH_KEY(fde_info);
-			ret = sg_add_fre(gen, &fde, &fre, flex);
+			ret = sg_add_fre(gen, &fde, &fre);
 			if (ret)
 				return ret;
 		}
@@ -390,7 +407,7 @@ static int sg_build_inc(struct sframe_gen *gen, const struct cfi_row *rows, unsi
  * FREs are offsets in one entry; the phase of @start is folded in.
  */
 static int sg_build_plt(struct sframe_gen *gen, const struct cfi_state *st, uint64_t start,
-			uint64_t size, uint8_t fde_info, struct sframe_gen_stats *stats)
+			uint64_t size, uint8_t fde_info)
 {
 	unsigned int rep = st->cfa.plt_mask + 1, q, mark = gen->num_fres;
 	struct cfi_state row = *st;
@@ -417,11 +434,10 @@ static int sg_build_plt(struct sframe_gen *gen, const struct cfi_state *st, uint
 		}
 		fre.start = q;
 		fre.frame.signal = SFRAME_FDE_INFO_SIGNAL(fde_info);
-		ret = sg_add_fre(gen, &fde, &fre, false);
+		ret = sg_add_fre(gen, &fde, &fre);
 		if (ret)
 			return ret;
 	}
-	(void)stats;
 	sg_fde_finish(gen, &fde);
 	return sg_add_fde(gen, &fde);
 }
@@ -457,7 +473,7 @@ static int sg_build_fde(struct sframe_gen *gen, const struct eh_cie *cie,
 		ret = sg_build_inc(gen, rows->rows, 0, plt, efde->pc_begin, split, info, stats);
 	if (!ret && plt < n)
 		ret = sg_build_plt(gen, &rows->rows[plt].st, efde->pc_begin + split,
-				   efde->pc_range - split, info, stats);
+				   efde->pc_range - split, info);
 	if (ret) {
 		/* All or nothing: drop what a first part added. */
 		gen->num_fdes = fdes;
@@ -501,14 +517,10 @@ static int sg_cie_grow(struct sframe_gen *gen)
 	return 0;
 }
 
-/* The CIE at @off, parsed and run once; e->err says if it is usable. */
-static int sg_cie(struct sframe_gen *gen, struct eh_ctx *ctx, size_t off,
-		  struct sg_cie_entry **out)
+/* Records a CIE the walk of the records met, to be parsed when an FDE uses it */
+static int sg_cie_add(struct sframe_gen *gen, size_t off)
 {
-	struct cfi_params p = { 0 };
 	struct sg_cie_entry *e;
-	char *saved = ctx->err;
-	size_t saved_size = ctx->err_size;
 
 	if ((gen->num_cies + 1) * 2 > gen->cap_cies && sg_cie_grow(gen))
 		return -ENOMEM;
@@ -517,6 +529,31 @@ static int sg_cie(struct sframe_gen *gen, struct eh_ctx *ctx, size_t off,
 		e->used = true;
 		e->off = off;
 		gen->num_cies++;
+	}
+	return 0;
+}
+
+/*
+ * The CIE at @off, parsed and run once; e->err says if it is usable.  Only
+ * records the walk met are CIEs: a pointer elsewhere (into a record, at an
+ * FDE) is refused, so that no byte is taken for CIE instructions twice and
+ * the work stays linear in the section's size whatever the pointers say.
+ */
+static int sg_cie(struct sframe_gen *gen, struct eh_ctx *ctx, size_t off,
+		  struct sg_cie_entry **out)
+{
+	struct cfi_params p = { 0 };
+	struct sg_cie_entry *e;
+	char *saved = ctx->err;
+	size_t saved_size = ctx->err_size;
+
+	if (!gen->cap_cies)
+		return -ENOENT;
+	e = sg_cie_slot(gen->cies, gen->cap_cies, off);
+	if (!e->used)
+		return -ENOENT;
+	if (!e->parsed) {
+		e->parsed = true;
 		ctx->err = e->msg;
 		ctx->err_size = sizeof(e->msg);
 		e->err = eh_parse_cie(ctx, off, &e->cie);
@@ -545,29 +582,52 @@ static int sg_fde_cmp(const void *a, const void *b)
 	return x->first_fre < y->first_fre ? -1 : x->first_fre > y->first_fre;
 }
 
-static void sg_sort(struct sframe_gen *gen, struct sframe_gen_stats *stats)
+/*
+ * Sorts the FDEs and drops those that overlap one before them, which the
+ * kernel refuses, with the other part of a PLT FDE split in two: an
+ * .eh_frame FDE is converted whole or not at all, and counted once.
+ */
+static int sg_sort(struct sframe_gen *gen, struct sframe_gen_stats *stats)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, origins = stats->fdes;
+	uint8_t *dropped;
 	uint64_t end = 0;
+	bool any = false;
 
+	if (!gen->num_fdes)
+		return 0;
 	qsort(gen->fdes, gen->num_fdes, sizeof(*gen->fdes), sg_fde_cmp);
+	dropped = calloc(origins / 8 + 1, 1);
+	if (!dropped)
+		return -ENOMEM;
 	for (i = 0; i < gen->num_fdes; i++) {
 		struct sg_fde *f = &gen->fdes[i];
 
-		/* The kernel refuses overlapping FDEs: keep the first. */
-		if (n && f->start < end) {
-			stats->fdes_skipped++;
-			stats->bytes_skipped += f->size;
-			if (SFRAME_FDE_INFO2_TYPE(f->info2) == SFRAME_FDE_TYPE_FLEX)
-				stats->fdes_flex--;
+		if (i && f->start < end) {
+			if (!(dropped[f->origin / 8] & (1U << (f->origin % 8))))
+				stats->fdes_skipped++;
+			dropped[f->origin / 8] |= 1U << (f->origin % 8);
+			any = true;
 			sg_reason(stats, "FDE for %#llx overlaps another",
 				  (unsigned long long)f->start);
 			continue;
 		}
-		gen->fdes[n++] = *f;
 		end = f->start + f->size;
 	}
+	for (i = 0; i < gen->num_fdes; i++) {
+		struct sg_fde *f = &gen->fdes[i];
+
+		if (any && (dropped[f->origin / 8] & (1U << (f->origin % 8)))) {
+			stats->bytes_skipped += f->size;
+			if (SFRAME_FDE_INFO2_TYPE(f->info2) == SFRAME_FDE_TYPE_FLEX)
+				stats->fdes_flex--;
+			continue;
+		}
+		gen->fdes[n++] = *f;
+	}
 	gen->num_fdes = n;
+	free(dropped);
+	return 0;
 }
 
 static void sg_layout(struct sframe_gen *gen, struct sframe_gen_stats *stats)
@@ -637,8 +697,15 @@ static int sg_one(struct sframe_gen *gen, const struct sframe_gen_input *in, str
 	int ret;
 
 	ret = sg_cie(gen, ctx, rec->cie_off, &ce);
-	if (ret)
-		return ret;
+	if (ret) {
+		stats->fdes_bad++;
+		if (rec->cie_off >= ctx->size)
+			sg_reason(stats, "FDE at %#zx: CIE pointer out of the section", rec->off);
+		else
+			sg_reason(stats, "FDE at %#zx: CIE pointer to %#zx, not a CIE", rec->off,
+				  rec->cie_off);
+		return 0;
+	}
 	if (ce->err) {
 		ret = ce->err;
 		snprintf(msg, sizeof(msg), "%s", ce->msg);
@@ -734,6 +801,21 @@ struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
 	ctx.data_base = in->data_base;
 	ctx.big = gen->big;
 	ctx.ptr_size = in->ptr_size ? in->ptr_size : 8;
+	ctx.err = err;
+	ctx.err_size = err_size;
+	/* First the CIEs: FDEs may only point at records met here. */
+	for (;;) {
+		ret = eh_next_record(&ctx, &pos, &rec);
+		if (ret < 0)
+			goto fail;
+		if (!ret)
+			break;
+		if (rec.is_cie && sg_cie_add(gen, rec.off)) {
+			snprintf(err, err_size, "out of memory");
+			goto fail;
+		}
+	}
+	pos = 0;
 	for (;;) {
 		ctx.err = err;
 		ctx.err_size = err_size;
@@ -746,7 +828,7 @@ struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
 			stats->cies++;
 			continue;
 		}
-		stats->fdes++;
+		gen->origin = stats->fdes++;
 		ret = sg_one(gen, in, &ctx, &rec, &rows, stats);
 		if (ret) {
 			snprintf(err, err_size, "out of memory");
@@ -756,8 +838,16 @@ struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
 	cfi_rows_free(&rows);
 	free(gen->cies);
 	gen->cies = NULL;
-	sg_sort(gen, stats);
+	if (sg_sort(gen, stats)) {
+		snprintf(err, err_size, "out of memory");
+		goto fail;
+	}
 	sg_layout(gen, stats);
+	/* The header's offsets and lengths are 32 bits. */
+	if (gen->fre_len > UINT32_MAX - (size_t)gen->num_fdes * SG_FDE_SIZE) {
+		snprintf(err, err_size, "SFrame section over 4 GiB");
+		goto fail;
+	}
 	return gen;
 fail:
 	cfi_rows_free(&rows);

@@ -11,7 +11,6 @@
  * ELF32 and ELF64 of either byte order; x86_64, aarch64 and s390x.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,8 @@
 
 #include "ehframe.h"
 #include "sframe-gen.h"
+
+#define __noreturn		__attribute__((__noreturn__))
 
 #define EM_S390			22
 #define EM_X86_64		62
@@ -32,7 +33,7 @@
 
 static const char *prog = "sframe-gen", *path;
 
-static __attribute__((__noreturn__, __format__(printf, 1, 2))) void fail(const char *fmt, ...)
+static __noreturn __printf(1, 2) void fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -259,7 +260,8 @@ static bool find_eh_frame_hdr(const struct elf *e, struct sframe_gen_input *in)
 	if (eh_read_encoded(&ctx, ctx.data[1], &pos, ctx.size, &ptr))
 		fail(".eh_frame_hdr: eh_frame_ptr: %s", msg);
 	if (!vaddr_to_off(e, ptr, &off, &avail))
-		fail(".eh_frame_hdr points at %#" PRIx64 ", outside the file's segments", ptr);
+		fail(".eh_frame_hdr points at %#llx, outside the file's segments",
+		     (unsigned long long)ptr);
 	in->eh_frame = e->data + off;
 	in->eh_frame_size = avail;
 	in->eh_frame_addr = ptr;
@@ -350,7 +352,7 @@ static uint8_t *read_file(const char *name, size_t *size)
 	return buf;
 }
 
-static __attribute__((__noreturn__)) void usage(void)
+static __noreturn void usage(void)
 {
 	fprintf(stderr, "usage: %s [--stats] [--raw FILE [--addr ADDR]] ELF\n", prog);
 	exit(2);
@@ -404,7 +406,7 @@ int main(int argc, char **argv)
 
 	gen = sframe_gen_new(&in, &st, err, sizeof(err));
 	if (!gen)
-		fail(".eh_frame at %#" PRIx64 ": %s", in.eh_frame_addr, err);
+		fail(".eh_frame at %#llx: %s", (unsigned long long)in.eh_frame_addr, err);
 	size = sframe_gen_size(gen);
 	if (raw) {
 		buf = calloc(1, size);
@@ -422,13 +424,14 @@ int main(int argc, char **argv)
 		printf("fdes read:       %u\n", st.fdes);
 		printf("fdes written:    %u\n", st.fdes_out);
 		printf("  flex:          %u\n", st.fdes_flex);
-		printf("fdes skipped:    %u (%" PRIu64 " bytes of code)\n", st.fdes_skipped,
-		       st.bytes_skipped);
+		printf("fdes skipped:    %u (%llu bytes of code)\n", st.fdes_skipped,
+		       (unsigned long long)st.bytes_skipped);
 		printf("fdes bad:        %u\n", st.fdes_bad);
 		printf("fres:            %u\n", st.fres);
-		printf("section:         %zu bytes at %#" PRIx64 "\n", size, addr);
-		printf("text described:  %" PRIu64 " of %" PRIu64 " bytes (%.1f%%)\n",
-		       st.bytes_described, text, text ? 100.0 * st.bytes_described / text : 0.0);
+		printf("section:         %zu bytes at %#llx\n", size, (unsigned long long)addr);
+		printf("text described:  %llu of %llu bytes (%.1f%%)\n",
+		       (unsigned long long)st.bytes_described, (unsigned long long)text,
+		       text ? 100.0 * st.bytes_described / text : 0.0);
 		if (st.reason[0])
 			printf("first left out:  %s\n", st.reason);
 	}

@@ -4,8 +4,13 @@
  *
  * The library behind the sframe-gen command and the load-time module
  * (LD_AUDIT or LD_PRELOAD).  It reads .eh_frame as hostile input: every
- * read is bounds-checked against the bytes it was given, and malformed
- * CFI gives an error, never a crash or a read outside them.
+ * read is bounds-checked against the bytes it was given, and the work is
+ * linear in their number.  Records whose framing is broken (a length past
+ * the end) fail the conversion; an FDE that is malformed (stats.fdes_bad)
+ * or that SFrame cannot express (stats.fdes_skipped) is left out and the
+ * rest converted.  No globals: conversions may run in several threads.
+ * Reading stops at a zero terminator, so a caller that knows only where
+ * .eh_frame starts (PT_GNU_EH_FRAME) may give the rest of its segment.
  *
  * Two steps, so that a caller can place the section before it is written
  * (V3 function start addresses are relative to the section):
