@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sf-perf-dwarf DIR sync|defer|bpf PROGRAM [ARG...]: samples a program this
- * repository does not contain (sqlite3, built from Debian's source with
- * SFrame: tools/toolchain/build-sqlite3) and checks each sample's SFrame
- * user stack against DWARF CFI, the unwinding information compilers have
- * always emitted, read by a tool that knows nothing of SFrame.
+ * sf-perf-dwarf [--audit MODULE] [--tool PKGDIR] DIR sync|defer|bpf PROGRAM
+ *	[ARG...]: samples a program this repository does not contain (sqlite3,
+ * built from Debian's source with SFrame: tools/toolchain/build-sqlite3)
+ * and checks each sample's SFrame user stack against DWARF CFI, the
+ * unwinding information compilers have always emitted, read by a tool that
+ * knows nothing of SFrame.
  *
  * Each sample carries, besides the stack the kernel walked by SFrame, the
  * user registers and a copy of the user stack (PERF_SAMPLE_REGS_USER,
@@ -24,6 +25,14 @@
  * are compared: the Debian C library has none, and a stack through it
  * cannot be exact by SFrame (how many there were is printed).  At least
  * 1,000 samples compared, at least 99.9% of them exact.
+ *
+ * --audit MODULE runs PROGRAM under LD_AUDIT=MODULE (libsframe-audit.so,
+ * which registers SFrame made from each object's .eh_frame as it is
+ * loaded): then every sample is compared, those through glibc too, and
+ * /proc/PID/sframe must list the C library's text while PROGRAM runs.
+ * --tool PKGDIR runs PROGRAM of a Debian package (tools/vm/guest-tool)
+ * through the package's own loader, unmodified: stripped, so its main has
+ * no name, and stacks are compared whole, down to its entry point.
  */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
@@ -59,6 +68,7 @@
 #define DW_RUN_SAMPLES		3000
 #define DW_MIN_PERIOD_NS	100000
 #define DW_ROUNDS		6
+#define DW_ARGS			16	/* PROGRAM and its arguments */
 
 /* All of the user registers perf's DWARF unwinder may ask for */
 #if defined(__x86_64__)
@@ -94,6 +104,11 @@ static enum dw_mode dw_mode;
 static FILE *dw_out;
 static uint64_t dw_out_bytes;
 static char dw_program[256];
+static const char *dw_audit, *dw_tool_dir;
+static char dw_loader[512];
+/* What /proc/PID/sframe showed of the program's objects (--audit) */
+static unsigned int dw_registered;
+static bool dw_registered_libc;
 
 /* perf.data's header (tools/perf/util/header.h): no optional features */
 struct dw_file_section {
@@ -345,7 +360,22 @@ struct dw_frame {
 struct dw_tally {
 	unsigned int	script, compared, exact, outside, no_main, unmatched, shown;
 	unsigned int	adjusted;	/* return addresses perf gave as the call's */
+	unsigned int	outside_exact;	/* of @outside, exact all the same */
 };
+
+/* The first @n frames of SFrame's stack are DWARF's; counts perf's adjusted ones */
+static bool dw_exact(const struct dw_sample *s, const struct dw_frame *d, unsigned int n,
+		     unsigned int *adjusted)
+{
+	unsigned int i;
+	bool exact = s->nr >= n && n && s->ips[0] == d[0].ip;
+
+	for (i = 1; exact && i < n; i++) {
+		exact = s->ips[i] == d[i].ip || s->ips[i] == d[i].ip + 1;
+		*adjusted += s->ips[i] == d[i].ip + 1;
+	}
+	return exact;
+}
 
 static struct dw_sample *dw_find(uint64_t time)
 {
@@ -397,22 +427,25 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	for (main_at = 0; main_at < nd; main_at++)
 		if (!strcmp(d[main_at].sym, "main") && !strcmp(d[main_at].dso, dw_program))
 			break;
+	/* A stripped program: the whole stack, if DWARF took it to the program's entry */
+	if (main_at == nd && dw_tool_dir && nd && !strcmp(d[nd - 1].dso, dw_program))
+		main_at = nd - 1;
 	if (main_at == nd) {
 		t->no_main++;
 		return;
 	}
+	exact = dw_exact(s, d, main_at + 1, &adjusted);
 	for (i = 0; i <= main_at; i++) {
 		if (!dw_dso_has_sframe(d[i].dso)) {
 			t->outside++;
-			return;
+			t->outside_exact += exact;
+			/* Their SFrame is the module's: compared all the same */
+			if (!dw_audit)
+				return;
+			break;
 		}
 	}
 	t->compared++;
-	exact = s->nr > main_at && s->ips[0] == d[0].ip;
-	for (i = 1; exact && i <= main_at; i++) {
-		exact = s->ips[i] == d[i].ip || s->ips[i] == d[i].ip + 1;
-		adjusted += s->ips[i] == d[i].ip + 1;
-	}
 	if (exact) {
 		t->exact++;
 		t->adjusted += adjusted;
@@ -431,6 +464,9 @@ static void dw_script(struct dw_tally *t)
 	static const char *const args[] = {
 		"script", "-i", DW_DATA, "-F", "time,ip,sym,dso", "--ns", NULL
 	};
+	static const char *const args_audit[] = {
+		"script", "-i", DW_DATA, "-F", "time,ip,sym,dso", "--ns", "--no-inline", NULL
+	};
 	static struct dw_frame frames[DW_DEPTH];
 	unsigned long long sec, nsec, ip;
 	char line[DW_LINE], *dso;
@@ -440,7 +476,12 @@ static void dw_script(struct dw_tally *t)
 	FILE *f;
 	pid_t pid;
 
-	f = sf_tool_run(args, &pid);
+	/*
+	 * The module's own frames (samples while it converts) have debug info:
+	 * perf would name their inlined callees, frames no stack walk has, and
+	 * needs addr2line for it, which the guest lacks.
+	 */
+	f = sf_tool_run(dw_audit ? args_audit : args, &pid);
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -476,9 +517,25 @@ static void dw_script(struct dw_tally *t)
 static bool dw_find_program(const char *name)
 {
 	static const char *const dirs[] = { "/work/", "/bin/" };
-	char path[sizeof(dw_program)];
+	char path[sizeof(dw_program)], loader[256];
 	unsigned int i;
+	FILE *f;
 
+	if (dw_tool_dir) {
+		snprintf(path, sizeof(path), "%s/.loader", dw_tool_dir);
+		f = fopen(path, "r");
+		if (!SF_CHECK(f && fgets(loader, sizeof(loader), f), "%s: %m", path)) {
+			if (f)
+				fclose(f);
+			return false;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "%s/%s", dw_tool_dir, strtok(loader, "\n"));
+		if (!SF_CHECK(realpath(path, dw_loader), "%s: %m", path))
+			return false;
+		snprintf(path, sizeof(path), "%s/%s", dw_tool_dir, name);
+		return SF_CHECK(realpath(path, dw_program), "%s: %m", path);
+	}
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s%s", strchr(name, '/') ? "" : dirs[i], name);
 		if (!access(path, X_OK) && realpath(path, dw_program))
@@ -490,11 +547,14 @@ static bool dw_find_program(const char *name)
 
 /*
  * Starts PROGRAM, its output discarded; with @go, once a byte comes
- * through that pipe.
+ * through that pipe.  A package's program runs through the package's
+ * loader, and under the audit module with --audit.
  */
 static pid_t dw_spawn(char **argv, const int *go)
 {
+	char *args[DW_ARGS + 4];
 	pid_t child = fork();
+	unsigned int n = 0;
 	char c;
 
 	if (child)
@@ -504,9 +564,67 @@ static pid_t dw_spawn(char **argv, const int *go)
 		if (read(go[0], &c, 1) != 1)
 			_exit(126);
 	}
-	freopen("/dev/null", "w", stdout);
-	execv(dw_program, argv);
+	if (!freopen("/dev/null", "w", stdout))
+		_exit(126);
+	if (dw_audit && setenv("LD_AUDIT", dw_audit, 1))
+		_exit(126);
+	if (!dw_tool_dir)
+		execv(dw_program, argv);
+	args[n++] = dw_loader;
+	args[n++] = "--library-path";
+	args[n++] = (char *)dw_tool_dir;
+	args[n++] = dw_program;
+	while (*++argv && n < DW_ARGS + 3)
+		args[n++] = *argv;
+	args[n] = NULL;
+	execv(dw_loader, args);
 	_exit(127);
+}
+
+/*
+ * --audit: the sections /proc/PID/sframe lists, each named by the file
+ * /proc/PID/maps shows at its text (the module's registrations are
+ * explicit, [jit] to the kernel).  Read until it lists the C library.
+ */
+static void dw_proc_sframe(pid_t pid)
+{
+	char path[64], line[DW_LINE], maps[DW_LINE], name[DW_LINE];
+	unsigned long start, m_start, m_end;
+	unsigned int n = 0;
+	bool libc = false;
+	FILE *f, *m;
+
+	if (!dw_audit || dw_registered_libc)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/sframe", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-", &start) != 1 || !strstr(line, "[jit]"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		m = fopen(path, "r");
+		name[0] = '\0';
+		while (m && fgets(maps, sizeof(maps), m)) {
+			if (sscanf(maps, "%lx-%lx %*s %*s %*s %*s %4095s", &m_start, &m_end,
+				   name) == 3 && start >= m_start && start < m_end)
+				break;
+			name[0] = '\0';
+		}
+		if (m)
+			fclose(m);
+		n++;
+		libc |= !!strstr(name, "/libc.so.6");
+		if (libc && !dw_registered_libc)
+			sf_info("/proc/%d/sframe: %.*s", (int)pid, (int)strcspn(line, "\n"), line);
+		if (libc && !dw_registered_libc)
+			sf_info("  text of %s", name);
+		dw_registered_libc |= libc;
+	}
+	fclose(f);
+	if (n > dw_registered)
+		dw_registered = n;
 }
 
 /* The CPU time PROGRAM takes, unsampled, in ns; 0 if it failed */
@@ -561,6 +679,7 @@ static bool dw_record(char **argv, struct perf_event_attr *attr)
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 		poll(&pfd, 1, 100);
+		dw_proc_sframe(child);
 		dw_drain(attr, &ring);
 		if (dw_nsamples == DW_MAX_SAMPLES)
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -614,12 +733,26 @@ int main(int argc, char **argv)
 		.watermark = 1,
 		.wakeup_watermark = DW_RING_PAGES / 4 * 4096,
 	};
+	static char dw_audit_path[256];
 	struct dw_tally t = { 0 };
 	const char *mode;
 	unsigned int i, round, script, samples = 0, waiting = 0;
 	uint64_t cpu;
 
-	if (!SF_CHECK(argc >= 4, "usage: sf-perf-dwarf DIR sync|defer|bpf PROGRAM [ARG...]"))
+	while (argc > 2 && !strncmp(argv[1], "--", 2)) {
+		if (!strcmp(argv[1], "--audit") && realpath(argv[2], dw_audit_path))
+			dw_audit = dw_audit_path;
+		else if (!strcmp(argv[1], "--tool"))
+			dw_tool_dir = argv[2];
+		else
+			sf_fail("%s %s: unknown option, or no such file", argv[1], argv[2]);
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
+	if (!SF_CHECK(argc >= 4 && argc - 3 <= DW_ARGS,
+		      "usage: sf-perf-dwarf [--audit MODULE] [--tool PKGDIR] DIR %s",
+		      "sync|defer|bpf PROGRAM [ARG...]"))
 		sf_exit();
 	mode = argv[2];
 	if (!strcmp(mode, "defer"))
@@ -658,9 +791,20 @@ int main(int argc, char **argv)
 		SF_CHECK(t.script - script == dw_nsamples,
 			 "perf script showed %u samples of %u", t.script - script, dw_nsamples);
 	}
-	sf_note("%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u left out), %u compared, %u through objects without SFrame, %u where DWARF did not reach main",
-		mode, round, (unsigned long long)attr.sample_period / 1000, samples, dw_lost,
-		dw_cut, t.compared, t.outside, t.no_main);
+	sf_note("%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u left out), %u compared, %u through objects without SFrame (%u of them exact%s), %u where DWARF did not reach main",
+		mode, dw_audit ? " under the audit module" : "", round,
+		(unsigned long long)attr.sample_period / 1000, samples, dw_lost,
+		dw_cut, t.compared, t.outside, t.outside_exact,
+		dw_audit ? ", compared: the module's" : "", t.no_main);
+	if (dw_audit) {
+		if (SF_CHECK(dw_registered_libc,
+			     "/proc/PID/sframe never listed the C library (%u sections seen)",
+			     dw_registered))
+			sf_note("/proc/PID/sframe: %u sections by the module, the C library's among them",
+				dw_registered);
+		SF_CHECK(t.outside >= 10, "only %u samples through objects without .sframe",
+			 t.outside);
+	}
 	SF_CHECK(!waiting, "%u of %u samples never got their stack", waiting, samples);
 	SF_CHECK(!t.unmatched, "perf script showed %u samples unknown here", t.unmatched);
 	SF_CHECK(t.compared >= DW_MIN_SAMPLES, "%u samples compared", t.compared);
