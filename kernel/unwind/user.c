@@ -176,12 +176,21 @@ static int unwind_user_step(struct unwind_user_state *state,
 	return 0;
 }
 
+/*
+ * A caller's rules are those of its call instruction, not of the return
+ * address, which is past the call and, after a call that never returns
+ * (the last instruction of exit() calls _exit()), in the next function.
+ * Only a topmost frame (interrupted, or resumed by sigreturn) is at the
+ * very instruction its rules describe.
+ */
 static int unwind_user_lookup(struct unwind_user_state *state,
 			      struct unwind_user_frame *frame)
 {
+	unsigned long ip = state->ip - !state->topmost;
+
 	return state->nofault ?
-	       sframe_lookup_nofault(state->ip, frame, &state->fre_budget) :
-	       sframe_lookup(state->ip, frame, &state->fre_budget);
+	       sframe_lookup_nofault(ip, frame, &state->fre_budget) :
+	       sframe_lookup(ip, frame, &state->fre_budget);
 }
 
 /*

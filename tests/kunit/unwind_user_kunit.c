@@ -201,6 +201,31 @@ static void uw_sframe_chain_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE_MSG(test, st.error, "an outermost row ends a walk cleanly");
 }
 
+/*
+ * A call that never returns ends UW_F_SP (as exit() ends in a call to
+ * _exit()): its return address is UW_F_FP's first byte, and the caller
+ * must be stepped by the call's rules, UW_F_SP's, not by UW_F_FP's.
+ */
+static void uw_noreturn_call_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, fp = sp + 0x40;
+	unsigned long cfa1 = fp + 16, cfa2 = cfa1 + 16;
+	struct unwind_user_state st;
+
+	uw_put(test, cfa1 - 16, 0xf00d0);
+	uw_put(test, cfa1 - 8, ctx->text + UW_F_FP);
+	uw_put(test, cfa2 - 8, ctx->text + UW_F_END + 0x8);
+
+	uw_start(ctx, &st, UW_F_FP + 0x8, sp, fp);
+	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
+	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_FP);
+	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SFRAME);
+	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END + 0x8);
+	KUNIT_EXPECT_EQ(test, ctx->types[2], UNWIND_USER_TYPE_SFRAME);
+	KUNIT_EXPECT_FALSE(test, st.error);
+}
+
 /* Code without SFrame is stepped by frame pointers, then SFrame again. */
 static void uw_fp_fallback_test(struct kunit *test)
 {
@@ -211,7 +236,7 @@ static void uw_fp_fallback_test(struct kunit *test)
 	unsigned long fp;
 
 	fp = uw_fp_frame(test, sp, cfa1, ctx->text + UW_F_SP + 0x4, 0);
-	uw_put(test, cfa2 - 8, ctx->text + UW_F_END);
+	uw_put(test, cfa2 - 8, ctx->text + UW_F_END + 0x4);
 
 	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, fp);
 	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
@@ -264,13 +289,13 @@ static void uw_signal_test(struct kunit *test)
 	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_IP, ctx->text + UW_F_SP + 0x20);
 	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_SP, isp);
 	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_FP, 0xbeef0);
-	uw_put(test, icfa - 8, ctx->text + UW_F_END);
+	uw_put(test, icfa - 8, ctx->text + UW_F_END + 0x4);
 
 	uw_start(ctx, &st, UW_SIGRETURN, sp, 0);
 	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
 	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x20);
 	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SIGNAL);
-	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END);
+	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END + 0x4);
 	KUNIT_EXPECT_EQ(test, ctx->types[2], UNWIND_USER_TYPE_SFRAME);
 	KUNIT_EXPECT_EQ(test, st.fp, 0xbeef0);
 	KUNIT_EXPECT_FALSE(test, st.error);
@@ -351,11 +376,11 @@ static void uw_uncovered_test(struct kunit *test)
 	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, 0);
 	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_F_SP + 0x4);
 	/* UW_F_SP's CFA is 16 above its SP, which the stub left as it was */
-	uw_put(test, cfa + 16 - 8, ctx->text + UW_F_END);
+	uw_put(test, cfa + 16 - 8, ctx->text + UW_F_END + 0x4);
 	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
 	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x4);
 	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SFRAME);
-	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END);
+	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END + 0x4);
 	KUNIT_EXPECT_FALSE(test, st.error);
 
 	/* The same caller, but from code no section describes */
@@ -371,7 +396,7 @@ static void uw_uncovered_test(struct kunit *test)
 	uw_put(test, sp + 16 + UW_SP_BIAS - 8, ctx->text + UW_NO_SFRAME + 0x10);
 	uw_start(ctx, &st, UW_F_SP + 0x4, sp, 0);
 	uw_entry_ra(test, &st, &t, sp + 16 + UW_SP_BIAS + UNWIND_USER_CFA_TO_SP +
-		    t.cfa.offset, ctx->text + UW_F_END);
+		    t.cfa.offset, ctx->text + UW_F_END + 0x4);
 	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 2);
 	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_NO_SFRAME + 0x10);
 }
@@ -383,10 +408,10 @@ static void uw_register_rule_test(struct kunit *test)
 	unsigned long sp = ctx->stack + 0x800, cfa1 = sp + 16 + UW_SP_BIAS;
 	struct unwind_user_state st;
 
-	uw_put(test, cfa1 - 8, ctx->text + UW_F_REG);
+	uw_put(test, cfa1 - 8, ctx->text + UW_F_REG + 0x4);
 	uw_start(ctx, &st, UW_F_SP, sp, 0);
 	KUNIT_ASSERT_EQ(test, unwind_user_next(&st), 0);
-	KUNIT_ASSERT_EQ(test, st.ip, ctx->text + UW_F_REG);
+	KUNIT_ASSERT_EQ(test, st.ip, ctx->text + UW_F_REG + 0x4);
 	/* The FP fallback finds a zero FP (back chain): a clean end. */
 	unwind_user_next(&st);
 	KUNIT_EXPECT_TRUE(test, st.done);
@@ -678,15 +703,15 @@ static void uw_nofault_section_test(struct kunit *test)
 
 	/* SFrame: the caller is UW_F_END; frame pointers: UW_NO_SFRAME. */
 	uw_fill(test, ctx);
-	uw_put(test, cfa - 8, text + UW_F_END);
-	fp = uw_fp_frame(test, sp, fp_cfa, text + UW_NO_SFRAME, 0);
+	uw_put(test, cfa - 8, text + UW_F_END + 0x4);
+	fp = uw_fp_frame(test, sp, fp_cfa, text + UW_NO_SFRAME + 0x4, 0);
 
-	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_SFRAME, text + UW_F_END);
+	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_SFRAME, text + UW_F_END + 0x4);
 
 	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, sframe, size, MADV_DONTNEED), 0);
-	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_FP, text + UW_NO_SFRAME);
-	uw_nofault_step(test, text, sp, fp, false, UNWIND_USER_TYPE_SFRAME, text + UW_F_END);
-	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_SFRAME, text + UW_F_END);
+	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_FP, text + UW_NO_SFRAME + 0x4);
+	uw_nofault_step(test, text, sp, fp, false, UNWIND_USER_TYPE_SFRAME, text + UW_F_END + 0x4);
+	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_SFRAME, text + UW_F_END + 0x4);
 }
 
 /*
@@ -732,8 +757,8 @@ static void uw_fre_budget_test(struct kunit *test)
 		pagefault_enable();
 	KUNIT_EXPECT_EQ(test, st.fre_budget, 0);
 
-	uw_put(test, cfa - 8, ctx->text + UW_F_END);
-	fp = uw_fp_frame(test, sp, fp_cfa, ctx->text + UW_NO_SFRAME, 0);
+	uw_put(test, cfa - 8, ctx->text + UW_F_END + 0x4);
+	fp = uw_fp_frame(test, sp, fp_cfa, ctx->text + UW_NO_SFRAME + 0x4, 0);
 
 	for (budget = 2; budget <= 3; budget++) {
 		__unwind_user_start(&st, ctx->text + UW_F_ROWS + 2, sp, fp,
@@ -1114,6 +1139,7 @@ static void uw_deferred_repeats_test(struct kunit *test)
 
 static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_sframe_chain_test),
+	KUNIT_CASE(uw_noreturn_call_test),
 	KUNIT_CASE(uw_fp_fallback_test),
 	KUNIT_CASE(uw_fp_end_test),
 	KUNIT_CASE(uw_fp_entry_test),

@@ -320,7 +320,8 @@ static enum ref_kind ref_sframe(struct ref *ref)
 	unsigned long cfa;
 	int ret;
 
-	ret = walk_ref_lookup(s->ip, &f, &ref->budget);
+	/* A caller's rules are its call's: the byte before the return address */
+	ret = walk_ref_lookup(s->ip - !s->topmost, &f, &ref->budget);
 	if (ret == -ENOENT) {
 		/*
 		 * Topmost in code of a described object no FDE covers: the
@@ -332,7 +333,7 @@ static enum ref_kind ref_sframe(struct ref *ref)
 		if (!ref_value(ref, &f.cfa, 0, &cfa) ||
 		    ref_caller(ref, &f, cfa) != REF_FRAME)
 			return REF_NONE;
-		if (walk_ref_lookup(ref->next.ip, &f, &ref->budget))
+		if (walk_ref_lookup(ref->next.ip - 1, &f, &ref->budget))
 			return REF_NONE;
 		return REF_FRAME;
 	}

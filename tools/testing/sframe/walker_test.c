@@ -237,6 +237,22 @@ static void case_sframe_chain(void)
 	expect(false, 3, F_FP + 0x8, F_SP + 0x10, F_END + 0x8);
 }
 
+/*
+ * A call that never returns ends F_SP, so its return address is F_FP's
+ * first byte: the caller's rules are F_SP's, the call's, not F_FP's.
+ */
+static void case_noreturn_call(void)
+{
+	unsigned long sp = T_STACK + 0x800, fp = sp + 0x40;
+	unsigned long cfa1 = fp + 16, cfa2 = cfa1 + 16;
+
+	put(cfa1 - 16, 0xf00d0);
+	put(cfa1 - 8, T_TEXT + F_FP);
+	put(cfa2 - 8, T_TEXT + F_END + 0x8);
+	start(F_FP + 0x8, sp, fp);
+	expect(false, 3, F_FP + 0x8, F_FP, F_END + 0x8);
+}
+
 /* The chain's entry points cut at their bounds, and where they walk nothing */
 static void case_max_one(void)
 {
@@ -320,9 +336,9 @@ static void case_fp_fallback(void)
 	unsigned long fp;
 
 	fp = fp_frame(sp, cfa1, T_TEXT + F_SP + 0x4, 0);
-	put(cfa2 - 8, T_TEXT + F_END);
+	put(cfa2 - 8, T_TEXT + F_END + 0x4);
 	start(NO_SFRAME + 0x10, sp, fp);
-	expect(false, 3, NO_SFRAME + 0x10, F_SP + 0x4, F_END);
+	expect(false, 3, NO_SFRAME + 0x10, F_SP + 0x4, F_END + 0x4);
 }
 
 /* A zero frame pointer (back chain) ends a frame-pointer walk cleanly. */
@@ -342,9 +358,9 @@ static void case_register_rule(void)
 
 	fill(JUNK);
 	in.regs[9] = sp + 0x40;
-	put(cfa - 8, T_TEXT + F_END);
+	put(cfa - 8, T_TEXT + F_END + 0x4);
 	start(F_REG, sp, sp + 3);
-	expect(false, 2, F_REG, F_END);
+	expect(false, 2, F_REG, F_END + 0x4);
 }
 
 /* Register rules naming SP and FP, which every frame knows */
@@ -354,10 +370,10 @@ static void case_flex_regs(void)
 	unsigned long cfa = sp + 16 + SP_BIAS;
 
 	fill(JUNK);
-	put(fp + 8, T_TEXT + F_END);
+	put(fp + 8, T_TEXT + F_END + 0x4);
 	put(cfa - 16, 0xf00d0);
 	start(F_FLEX, sp, fp);
-	expect(false, 2, F_FLEX, F_END);
+	expect(false, 2, F_FLEX, F_END + 0x4);
 }
 
 /* A leaf's RA still in its register: x86-64 has none, frame pointers fail */
@@ -366,12 +382,12 @@ static void case_leaf(void)
 	unsigned long sp = T_STACK + 0x800;
 
 	fill(JUNK);
-	in.regs[UNWIND_USER_DWARF_RA] = T_TEXT + F_END;
+	in.regs[UNWIND_USER_DWARF_RA] = T_TEXT + F_END + 0x4;
 	start(F_LEAF, sp, sp + 3);
 #ifdef WALKER_ARCH_X86
 	expect(true, 1, F_LEAF);
 #else
-	expect(false, 2, F_LEAF, F_END);
+	expect(false, 2, F_LEAF, F_END + 0x4);
 #endif
 }
 
@@ -387,9 +403,9 @@ static void case_uncovered(void)
 	unwind_user_entry_frame(&t, sizeof(long));
 	cfa = sp + t.cfa.offset;
 	entry_ra(&t, cfa, T_TEXT + F_SP + 0x4);
-	put(cfa + 16 - 8, T_TEXT + F_END);
+	put(cfa + 16 - 8, T_TEXT + F_END + 0x4);
 	start(NO_SFRAME + 0x10, sp, 0);
-	expect(false, 3, NO_SFRAME + 0x10, F_SP + 0x4, F_END);
+	expect(false, 3, NO_SFRAME + 0x10, F_SP + 0x4, F_END + 0x4);
 }
 
 /*
@@ -406,9 +422,9 @@ static void signal_case(unsigned int kind)
 	put(ctx + UNWIND_USER_SIGCONTEXT_IP, T_TEXT + F_SP + 0x20);
 	put(ctx + UNWIND_USER_SIGCONTEXT_SP, isp);
 	put(ctx + UNWIND_USER_SIGCONTEXT_FP, 0xbeef0);
-	put(icfa - 8, T_TEXT + F_END);
+	put(icfa - 8, T_TEXT + F_END + 0x4);
 	start(SIGRETURN, sp, 0);
-	expect(false, 3, SIGRETURN, F_SP + 0x20, F_END);
+	expect(false, 3, SIGRETURN, F_SP + 0x20, F_END + 0x4);
 }
 
 static void case_signal_first(void)
@@ -491,9 +507,9 @@ static void case_pac(void)
 	unsigned long sp = T_STACK + 0x800, cfa = sp + 16;
 
 	fill(JUNK);
-	put(cfa - 8, (T_TEXT + F_END) | 0x7fUL << 48);
+	put(cfa - 8, (T_TEXT + F_END + 0x4) | 0x7fUL << 48);
 	start(F_SP, sp, sp + 3);
-	expect(false, 2, F_SP, F_END);
+	expect(false, 2, F_SP, F_END + 0x4);
 }
 #endif
 
@@ -523,8 +539,9 @@ static void case_compat(void)
 /*
  * The FRE budget: the uncovered rule's look at the caller reads rows even
  * when it then fails, and a walk pays for every row it reads.  With two
- * rows left, finding F_ROWS' third row fails; the walk goes on by frame
- * pointers, to a lookup that finds the budget spent.
+ * rows left, finding F_ROWS' third row (the call, one byte before the
+ * return address) fails; the walk goes on by frame pointers, to a lookup
+ * that finds the budget spent.
  */
 static void case_budget_probe(void)
 {
@@ -533,13 +550,13 @@ static void case_budget_probe(void)
 
 	unwind_user_entry_frame(&t, sizeof(long));
 	cfa = sp + t.cfa.offset;
-	entry_ra(&t, cfa, T_TEXT + F_ROWS + 2);
-	fp = fp_frame(sp, sp + 0x100, T_TEXT + F_END, 0);
+	entry_ra(&t, cfa, T_TEXT + F_ROWS + 3);
+	fp = fp_frame(sp, sp + 0x100, T_TEXT + F_END + 0x4, 0);
 	start(NO_SFRAME + 0x10, sp, fp);
 	in.budget = 2;
-	expect(false, 2, NO_SFRAME + 0x10, F_ROWS + 2);
+	expect(false, 2, NO_SFRAME + 0x10, F_ROWS + 3);
 	want_budgeted = (struct expect){
-		.n = 2, .ip = { T_TEXT + NO_SFRAME + 0x10, T_TEXT + F_END },
+		.n = 2, .ip = { T_TEXT + NO_SFRAME + 0x10, T_TEXT + F_END + 0x4 },
 	};
 	have_budgeted = true;
 }
@@ -551,6 +568,7 @@ struct walk_case {
 
 static const struct walk_case cases[] = {
 	{ "sframe_chain", case_sframe_chain },
+	{ "noreturn_call", case_noreturn_call },
 	{ "max_one", case_max_one },
 	{ "max_zero", case_max_zero },
 	{ "kthread", case_kthread },
