@@ -384,10 +384,18 @@ static bool fuse_run(const char *ending)
 	long sections = sf_param_get("sections"), deadline, hung = -1, now;
 	int ready[2], cmd[2], tid = 0, status, failed = sf_failed;
 	char frame[256] = "", buf[16] = "";
+	struct sf_set own;
 	bool stuck = false;
+	long inherited;
 	ssize_t n;
 	pid_t pid;
 
+	/* What fork() copies to the child: the program's section, the vDSO's */
+	sf_set_init(&own);
+	if (!sf_read_self(&own, "before fork"))
+		return false;
+	inherited = sf_set_sections(&own);
+	sf_set_free(&own);
 	if (!SF_CHECK(!pipe(ready) && !pipe(cmd), "pipe: %m"))
 		return false;
 	pid = fork();
@@ -446,11 +454,11 @@ static bool fuse_run(const char *ending)
 			usleep(20000);
 		SF_CHECK(!sf_kstack_has(tid, "unwind", frame, sizeof(frame)),
 			 "unmap: the walk still waits after the server answered (%s)", frame);
-		/* Left: the child's copy of its program's section, from fork() */
-		now = sf_sections_settle(sections + 1, FUSE_DIE_WAIT_MS);
-		SF_CHECK(now == sections + 1,
-			 "unmap: %ld sections once the walk ended, %ld before the child",
-			 now, sections);
+		/* Left: the child's copies of the sections fork() gave it */
+		now = sf_sections_settle(sections + inherited, FUSE_DIE_WAIT_MS);
+		SF_CHECK(now == sections + inherited,
+			 "unmap: %ld sections once the walk ended, %ld before the child, %ld inherited",
+			 now, sections, inherited);
 		SF_CHECK(!waitpid(pid, &status, WNOHANG), "unmap: the child died (%#x)", status);
 		SF_CHECK(write(cmd[1], "x", 1) == 1, "unmap: write: %m");
 		status = fuse_reap(pid);
