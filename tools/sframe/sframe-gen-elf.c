@@ -34,6 +34,10 @@
 
 #include "sframe-gen-elf.h"
 
+#ifndef __printf
+#define __printf(a, b)	__attribute__((__format__(printf, a, b)))
+#endif
+
 #define ELF64_EHDR_SIZE		64
 #define ELF64_PHDR_SIZE		56
 #define ELF64_SHDR_SIZE		64
@@ -63,7 +67,7 @@ struct img {
 	size_t		err_size;
 };
 
-static __attribute__((__format__(printf, 2, 3))) int bad(struct img *m, const char *fmt, ...)
+static __printf(2, 3) int bad(struct img *m, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -310,7 +314,8 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 /**
  * sframe_gen_elf_write() - write the copy to a file
  * @out: what sframe_gen_elf_build() made.
- * @path: the file, created or truncated; removed again if writing fails.
+ * @path: the file, created or truncated; removed again if writing it fails
+ *	(when it is a regular file).
  * @mode: its permission bits (the input's).
  * @err: a one-line message when it fails.
  * @err_size: its size.
@@ -320,13 +325,19 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 int sframe_gen_elf_write(const struct sframe_gen_elf *out, const char *path, mode_t mode,
 			 char *err, size_t err_size)
 {
+	bool regular = false;
 	size_t done = 0;
+	struct stat sb;
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		goto fail;
+	/* Only a file of ours is removed on failure, never a device */
+	if (fstat(fd, &sb))
+		goto fail_close;
+	regular = S_ISREG(sb.st_mode);
 	while (done < out->size) {
 		n = write(fd, out->buf + done, out->size - done);
 		if (n < 0 && errno == EINTR)
@@ -338,20 +349,20 @@ int sframe_gen_elf_write(const struct sframe_gen_elf *out, const char *path, mod
 		done += n;
 	}
 	/* After the writing: a read-only mode must not stop it */
-	if (fchmod(fd, mode & 07777))
+	if (regular && fchmod(fd, mode & 07777))
 		goto fail_close;
-	if (close(fd))
-		goto fail_unlink;
+	if (close(fd)) {
+		fd = -1;
+		goto fail_close;
+	}
 	return 0;
 
 fail_close:
 	snprintf(err, err_size, "%s: %s", path, strerror(errno));
-	close(fd);
-	unlink(path);
-	return -1;
-fail_unlink:
-	snprintf(err, err_size, "%s: %s", path, strerror(errno));
-	unlink(path);
+	if (fd >= 0)
+		close(fd);
+	if (regular)
+		unlink(path);
 	return -1;
 fail:
 	snprintf(err, err_size, "%s: %s", path, strerror(errno));
