@@ -47,13 +47,14 @@
 #define PT_PHDR			6
 #define PT_GNU_SFRAME		0x6474e554
 #define PF_R			4
-#define PN_XNUM			0xffff
 #define SHT_NOBITS		8
 #define SHT_GNU_SFRAME		0x6ffffff4
 #define SHF_ALLOC		2
 #define SHN_LORESERVE		0xff00
 #define SHN_XINDEX		0xffff
 
+/* The kernel ignores a file with more (SFRAME_ELF_MAX_PHDRS, sframe_elf.h) */
+#define MAX_PHDRS		128
 #define MAX_PAGE		0x10000ULL
 #define SFRAME_ALIGN		8
 
@@ -177,8 +178,9 @@ static void write_phdr(const struct img *m, uint8_t *p, uint32_t type, uint32_t 
  * @err: a one-line message when it fails.
  * @err_size: its size.
  *
- * Takes ELF64 ET_EXEC and ET_DYN files without PT_GNU_SFRAME or .sframe;
- * the layout is described at the top of this file.
+ * Takes ELF64 ET_EXEC and ET_DYN files without PT_GNU_SFRAME or .sframe,
+ * with at most 126 program headers (the kernel reads 128); the layout is
+ * described at the top of this file.
  *
  * Return: 0, or -1 with @err set.
  */
@@ -210,8 +212,9 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 	phnum = get(&m, m.in, 0x38, 2);
 	if (!phnum)
 		return bad(&m, "no program headers");
-	if (phnum >= PN_XNUM - 2)
-		return bad(&m, "too many program headers to add two");
+	if (phnum + 2 > MAX_PHDRS)
+		return bad(&m, "too many program headers (%llu): the kernel reads at most %u",
+			   (unsigned long long)phnum + 2, MAX_PHDRS);
 	if (phentsize < ELF64_PHDR_SIZE || !in_file(&m, phoff, phnum * phentsize))
 		return bad(&m, "program headers out of the file");
 	for (i = 0; i < phnum; i++) {
