@@ -6,8 +6,10 @@
  * Every byte of the input stays where it was; only the ELF header's
  * e_phoff, e_phnum, e_shoff and e_shnum change.  Appended to it:
  *
- *	zeros up to the next multiple of 64 KiB (the largest page size of
- *	    the three ABIs, so that the copy loads on every kernel config)
+ *	zeros up to a multiple of 64 KiB (the largest page size of the
+ *	    three ABIs, so that the copy loads on every kernel config): at
+ *	    least to the end of the file, and to the end of the memory
+ *	    image when the first PT_LOAD's address - offset allows (below)
  *	the new PT_LOAD (R), at an address 64 KiB aligned and above every
  *	    segment's end:
  *		the program header table, the old entries plus a PT_LOAD
@@ -56,6 +58,7 @@
 /* The kernel ignores a file with more (SFRAME_ELF_MAX_PHDRS, sframe_elf.h) */
 #define MAX_PHDRS		128
 #define MAX_PAGE		0x10000ULL
+#define MAX_GAP			(256ULL << 20)
 #define SFRAME_ALIGN		8
 
 static const char sframe_name[] = ".sframe";
@@ -189,7 +192,7 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 {
 	struct img m = { .in = data, .size = size, .err = err, .err_size = err_size };
 	uint64_t phoff, phentsize, phnum, type, i, b, end = 0, vaddr, memsz, last_load = 0;
-	uint64_t ph_size, seg_off, seg_vaddr, seg_size, str_off = 0, sh_off = 0, total;
+	uint64_t ph_size, seg_off, seg_vaddr, seg_size, str_off = 0, sh_off = 0, total, base = 0;
 	bool has_load = false;
 	struct sections s;
 	uint8_t *buf, *ph;
@@ -231,6 +234,8 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 		if (vaddr + memsz > end)
 			end = vaddr + memsz;
 		if (type == PT_LOAD) {
+			if (!has_load)
+				base = vaddr - get(&m, m.in, b + 8, 8);
 			last_load = i;
 			has_load = true;
 		}
@@ -242,11 +247,29 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 
 	out->sframe_size = sframe_gen_size(gen);
 	ph_size = (phnum + 2) * phentsize;
-	seg_off = align_up(size, MAX_PAGE);
 	seg_size = align_up(ph_size, SFRAME_ALIGN) + out->sframe_size;
 	if (end > UINT64_MAX - MAX_PAGE - seg_size)
 		return bad(&m, "no address space left after the last segment");
 	seg_vaddr = align_up(end, MAX_PAGE);
+	seg_off = align_up(size, MAX_PAGE);
+	/*
+	 * The new table must also be where the ELF header's own mapping puts
+	 * it: static glibc programs on aarch64 and s390x die at start-up
+	 * otherwise (seen under QEMU; x86_64's do not), and kernels before
+	 * 5.18 gave AT_PHDR as the first PT_LOAD's address - offset +
+	 * e_phoff.  So the segment
+	 * keeps the first PT_LOAD's distance between address and offset,
+	 * the file padded (sparse, see sframe_gen_elf_write()) to past the
+	 * memory image, unless that distance is not 64 KiB aligned or the
+	 * padding would be huge (a large .bss): then it goes right after
+	 * the file, which kernels since 5.18 and dynamic programs accept.
+	 */
+	if (!(base % MAX_PAGE) && seg_vaddr - base >= seg_off &&
+	    seg_vaddr - base - seg_off <= MAX_GAP)
+		seg_off = seg_vaddr - base;
+	else if (!(base % MAX_PAGE) && seg_vaddr - base < seg_off &&
+		 base + seg_off <= UINT64_MAX - seg_size)
+		seg_vaddr = base + seg_off;
 	total = seg_off + seg_size;
 	if (s.usable) {
 		str_off = total;
@@ -314,6 +337,13 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 	return 0;
 }
 
+#define SPARSE		0x10000
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	return !p[0] && !memcmp(p, p + 1, len - 1);
+}
+
 /**
  * sframe_gen_elf_write() - write the copy to a file
  * @out: what sframe_gen_elf_build() made.
@@ -329,7 +359,7 @@ int sframe_gen_elf_write(const struct sframe_gen_elf *out, const char *path, mod
 			 char *err, size_t err_size)
 {
 	bool regular = false;
-	size_t done = 0;
+	size_t done = 0, len;
 	struct stat sb;
 	ssize_t n;
 	int fd;
@@ -342,7 +372,16 @@ int sframe_gen_elf_write(const struct sframe_gen_elf *out, const char *path, mod
 		goto fail_close;
 	regular = S_ISREG(sb.st_mode);
 	while (done < out->size) {
-		n = write(fd, out->buf + done, out->size - done);
+		len = out->size - done < SPARSE ? out->size - done : SPARSE;
+		/* The padding before the new segment: a hole, not zeros on disk */
+		if (regular && done + len < out->size && !(done % SPARSE) &&
+		    all_zero(out->buf + done, len)) {
+			if (lseek(fd, len, SEEK_CUR) < 0)
+				goto fail_close;
+			done += len;
+			continue;
+		}
+		n = write(fd, out->buf + done, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0)

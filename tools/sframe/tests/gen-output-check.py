@@ -72,6 +72,13 @@ def main():
                     % (seg[2], seg[3], top))
     if seg[5] != seg[6] or seg[2] + seg[5] > len(copy) or seg[2] < len(orig):
         errs.append("new PT_LOAD size %#x/%#x at %#x" % (seg[5], seg[6], seg[2]))
+    # The table also where the ELF header's mapping puts it (glibc's static
+    # start-up, kernels before 5.18): address - offset of the first PT_LOAD
+    first = o["phdrs"][loads[0]]
+    base = (first[3] - first[2]) % (1 << 64)
+    if base % PAGE == 0 and (seg[3] - seg[2]) % (1 << 64) != base:
+        errs.append("new PT_LOAD's address - offset %#x, the first's %#x"
+                    % (seg[3] - seg[2], base))
     if c["phoff"] != seg[2]:
         errs.append("e_phoff %#x is not the new PT_LOAD's start" % c["phoff"])
     if sf[0] != PT_GNU_SFRAME or sf[1] != 4 or sf[7] != 8 or sf[5] != sf[6]:

@@ -152,7 +152,8 @@ static void test_layout(bool big_endian)
 	if (ret)
 		return;
 	seg = out.seg_off;
-	CHECK(seg == 0x10000 && out.seg_vaddr == 0x30000, "segment at %#llx, %#llx",
+	/* At the first PT_LOAD's address - offset (0) past the memory image */
+	CHECK(seg == 0x30000 && out.seg_vaddr == 0x30000, "segment at %#llx, %#llx",
 	      (unsigned long long)seg, (unsigned long long)out.seg_vaddr);
 	CHECK(get(out.buf, 0x20, 8) == seg && get(out.buf, 0x38, 2) == NPH + 2, "e_phoff, e_phnum");
 	/* PT_PHDR, the two PT_LOADs, the new one, PT_GNU_SFRAME */
@@ -241,9 +242,45 @@ static void test_sections(void)
 	put(f, 16, 2, 2);
 	phdr(f, 1, PT_LOAD, 0, 0x400000, FILE_SIZE, FILE_SIZE);
 	phdr(f, 2, PT_LOAD, 0, 0x410000, 0, 1);
-	CHECK(!build(f, FILE_SIZE, &out) && out.seg_vaddr == 0x420000, "%s %#llx", err,
+	CHECK(!build(f, FILE_SIZE, &out) && out.seg_vaddr == 0x420000 && out.seg_off == 0x20000,
+	      "%s %#llx %#llx", err, (unsigned long long)out.seg_vaddr,
+	      (unsigned long long)out.seg_off);
+	sframe_gen_elf_free(&out);
+}
+
+/* Where the new segment goes when address - offset cannot be kept */
+static void test_placement(void)
+{
+	struct sframe_gen_elf out;
+	uint8_t f[FILE_SIZE], *big_file;
+	size_t n = 0x30001;
+
+	test_name = "address - offset not 64 KiB aligned: right after the file";
+	make(f, false);
+	phdr(f, 1, PT_LOAD, 0, 0x1000, FILE_SIZE, FILE_SIZE);
+	CHECK(!build(f, FILE_SIZE, &out) && out.seg_off == 0x10000 && out.seg_vaddr == 0x30000,
+	      "%s %#llx %#llx", err, (unsigned long long)out.seg_off,
 	      (unsigned long long)out.seg_vaddr);
 	sframe_gen_elf_free(&out);
+
+	test_name = "a huge .bss: right after the file";
+	make(f, false);
+	phdr(f, 2, PT_LOAD, 0, 0x21000, 0, 1ULL << 30);
+	CHECK(!build(f, FILE_SIZE, &out) && out.seg_off == 0x10000 &&
+	      out.seg_vaddr == (1ULL << 30) + 0x30000, "%s %#llx %#llx", err,
+	      (unsigned long long)out.seg_off, (unsigned long long)out.seg_vaddr);
+	sframe_gen_elf_free(&out);
+
+	test_name = "a file longer than its memory image: the address follows";
+	big_file = calloc(1, n);
+	if (!big_file)
+		abort();
+	make(big_file, false);
+	CHECK(!build(big_file, n, &out) && out.seg_off == 0x40000 && out.seg_vaddr == 0x40000,
+	      "%s %#llx %#llx", err, (unsigned long long)out.seg_off,
+	      (unsigned long long)out.seg_vaddr);
+	sframe_gen_elf_free(&out);
+	free(big_file);
 }
 
 static void test_refusals(void)
@@ -383,6 +420,9 @@ static void test_write(void)
 	CHECK(!sframe_gen_elf_write(&out, path, 0100751, err, sizeof(err)), "%s", err);
 	CHECK(!stat(path, &sb) && (sb.st_mode & 07777) == 0751 && sb.st_size == (off_t)out.size,
 	      "mode %o size %lld", sb.st_mode, (long long)sb.st_size);
+	/* The 0x30000 - 0x1c0 bytes of padding are holes (where holes exist) */
+	CHECK(sb.st_blocks * 512 < (off_t)out.size, "%lld blocks for %zu bytes",
+	      (long long)sb.st_blocks, out.size);
 	in = fopen(path, "rb");
 	CHECK(in && fread(back, 1, FILE_SIZE, in) == FILE_SIZE && !memcmp(back, out.buf, FILE_SIZE),
 	      "contents");
@@ -414,6 +454,7 @@ int main(void)
 	test_layout(false);
 	test_layout(true);
 	test_sections();
+	test_placement();
 	test_refusals();
 	test_hostile();
 	test_write();
