@@ -257,12 +257,12 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 	 * it: static glibc programs on aarch64 and s390x die at start-up
 	 * otherwise (seen under QEMU; x86_64's do not), and kernels before
 	 * 5.18 gave AT_PHDR as the first PT_LOAD's address - offset +
-	 * e_phoff.  So the segment
-	 * keeps the first PT_LOAD's distance between address and offset,
-	 * the file padded (sparse, see sframe_gen_elf_write()) to past the
-	 * memory image, unless that distance is not 64 KiB aligned or the
-	 * padding would be huge (a large .bss): then it goes right after
-	 * the file, which kernels since 5.18 and dynamic programs accept.
+	 * e_phoff.  So the segment keeps the first PT_LOAD's distance
+	 * between address and offset, the file padded (sparse, see
+	 * sframe_gen_elf_write()) to past the memory image, unless that
+	 * distance is not 64 KiB aligned or the padding would be huge (a
+	 * large .bss): then it goes right after the file, which kernels
+	 * since 5.18 and dynamic programs accept.
 	 */
 	if (!(base % MAX_PAGE) && seg_vaddr - base >= seg_off &&
 	    seg_vaddr - base - seg_off <= MAX_GAP)
