@@ -2,12 +2,15 @@
 /*
  * sframe-gen: make an SFrame V3 section from an ELF file's .eh_frame.
  *
- *   sframe-gen [--stats] [--raw FILE [--addr ADDR]] ELF
+ *   sframe-gen [--stats] [--raw FILE [--addr ADDR] | --output FILE] ELF
  *
  * .eh_frame is found by section name, or in a stripped file through
  * PT_GNU_EH_FRAME (.eh_frame_hdr's eh_frame_ptr).  --raw writes the
  * section as it would be loaded at ADDR (default: right after the file's
- * last segment, 8-byte aligned); --stats says what the conversion did.
+ * last segment, 8-byte aligned); --output writes a copy of an ELF64
+ * executable or shared object with the section in a new read-only PT_LOAD
+ * and a PT_GNU_SFRAME program header (sframe-gen-elf.c); --stats says what
+ * the conversion did.
  * ELF32 and ELF64 of either byte order; x86_64, aarch64 and s390x.
  */
 #include <errno.h>
@@ -15,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ehframe.h"
 #include "sframe-gen.h"
+#include "sframe-gen-elf.h"
 
 #define __noreturn		__attribute__((__noreturn__))
 
@@ -354,13 +359,15 @@ static uint8_t *read_file(const char *name, size_t *size)
 
 static __noreturn void usage(void)
 {
-	fprintf(stderr, "usage: %s [--stats] [--raw FILE [--addr ADDR]] ELF\n", prog);
+	fprintf(stderr, "usage: %s [--stats] [--raw FILE [--addr ADDR] | --output FILE] ELF\n",
+		prog);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *raw = NULL, *addr_arg = NULL;
+	const char *raw = NULL, *addr_arg = NULL, *output = NULL;
+	struct sframe_gen_elf copy;
 	struct sframe_gen_input in;
 	struct sframe_gen_stats st;
 	struct sframe_gen *gen;
@@ -369,6 +376,7 @@ int main(int argc, char **argv)
 	uint64_t addr, text;
 	uint8_t *data, *buf;
 	char err[256], *end;
+	struct stat sb;
 	size_t size;
 	FILE *f;
 	int i;
@@ -383,11 +391,13 @@ int main(int argc, char **argv)
 			raw = argv[++i];
 		} else if (!strcmp(argv[i], "--addr") && i + 1 < argc) {
 			addr_arg = argv[++i];
+		} else if (!strcmp(argv[i], "--output") && i + 1 < argc) {
+			output = argv[++i];
 		} else {
 			usage();
 		}
 	}
-	if (i != argc - 1 || (addr_arg && !raw))
+	if (i != argc - 1 || (addr_arg && !raw) || (raw && output))
 		usage();
 	path = argv[i];
 
@@ -417,6 +427,15 @@ int main(int argc, char **argv)
 		if (!f || fwrite(buf, 1, size, f) != size || fclose(f))
 			fail("%s: %s", raw, strerror(errno));
 		free(buf);
+	}
+	if (output) {
+		if (stat(path, &sb))
+			fail("%s", strerror(errno));
+		if (sframe_gen_elf_build(data, e.size, gen, &copy, err, sizeof(err)) ||
+		    sframe_gen_elf_write(&copy, output, sb.st_mode, err, sizeof(err)))
+			fail("%s", err);
+		addr = copy.sframe_addr;
+		sframe_gen_elf_free(&copy);
 	}
 	if (stats) {
 		text = text_bytes(&e);
