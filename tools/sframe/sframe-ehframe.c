@@ -9,25 +9,12 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ehframe.h"
 #include "sframe-ehframe.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME		0x6474e554
 #endif
-
-/* DWARF pointer encodings (the LSB's DW_EH_PE_*), as .eh_frame_hdr uses them */
-#define DW_EH_PE_omit		0xff
-#define DW_EH_PE_absptr		0x00
-#define DW_EH_PE_uleb128	0x01
-#define DW_EH_PE_udata2		0x02
-#define DW_EH_PE_udata4		0x03
-#define DW_EH_PE_udata8		0x04
-#define DW_EH_PE_sleb128	0x09
-#define DW_EH_PE_sdata2		0x0a
-#define DW_EH_PE_sdata4		0x0b
-#define DW_EH_PE_sdata8		0x0c
-#define DW_EH_PE_pcrel		0x10
-#define DW_EH_PE_datarel	0x30
 
 /* version, eh_frame_ptr_enc, fde_count_enc, table_enc */
 #define EH_HDR_FIXED		4
@@ -60,98 +47,29 @@ const ElfW(Phdr) *sfe_load_of(const ElfW(Phdr) *phdr, unsigned int phnum,
 	return NULL;
 }
 
-static int read_uleb(const uint8_t *p, size_t avail, uint64_t *val, size_t *used, bool sign)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	size_t i;
-
-	for (i = 0; i < avail && i < EH_PTR_MAX; i++) {
-		if (shift < 64)
-			v |= (uint64_t)(p[i] & 0x7f) << shift;
-		shift += 7;
-		if (!(p[i] & 0x80)) {
-			if (sign && shift < 64 && (p[i] & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			*val = v;
-			*used = i + 1;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /*
- * One encoded pointer of .eh_frame_hdr, at address @addr: @p holds @avail
- * bytes from there.  Link-time values (absptr) are shifted by @bias, since a
- * read-only .eh_frame_hdr is never relocated.
+ * .eh_frame_hdr's eh_frame_ptr, at address @addr: @p holds @avail bytes
+ * from there.  Decoded as .eh_frame's pointers are (ehframe.c), datarel
+ * from the header's start; a link-time value (absptr) is shifted by @bias,
+ * since a read-only .eh_frame_hdr is never relocated.
  */
 static int read_encoded(const uint8_t *p, size_t avail, uint8_t enc, uint64_t addr,
 			uint64_t hdr_addr, uint64_t bias, uint64_t *val)
 {
-	uint64_t v;
-	size_t n, used;
-	union {
-		uint16_t u16;
-		uint32_t u32;
-		uint64_t u64;
-		int16_t s16;
-		int32_t s32;
-	} u;
+	struct eh_ctx ctx = {
+		.data = p, .size = avail, .addr = addr, .data_base = hdr_addr,
+		.big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, .ptr_size = sizeof(void *),
+	};
+	size_t pos = 0;
 
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-		n = sizeof(void *);
-		if (avail < n)
-			return -1;
-		memcpy(&u, p, n);
-		v = n == 8 ? u.u64 : u.u32;
-		break;
-	case DW_EH_PE_udata2:
-	case DW_EH_PE_sdata2:
-		if (avail < 2)
-			return -1;
-		memcpy(&u.u16, p, 2);
-		v = (enc & 0x0f) == DW_EH_PE_sdata2 ? (uint64_t)(int64_t)u.s16 : u.u16;
-		break;
-	case DW_EH_PE_udata4:
-	case DW_EH_PE_sdata4:
-		if (avail < 4)
-			return -1;
-		memcpy(&u.u32, p, 4);
-		v = (enc & 0x0f) == DW_EH_PE_sdata4 ? (uint64_t)(int64_t)u.s32 : u.u32;
-		break;
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		if (avail < 8)
-			return -1;
-		memcpy(&u.u64, p, 8);
-		v = u.u64;
-		break;
-	case DW_EH_PE_uleb128:
-	case DW_EH_PE_sleb128:
-		if (read_uleb(p, avail, &v, &used, (enc & 0x0f) == DW_EH_PE_sleb128))
-			return -1;
-		break;
-	default:
+	/* textrel, funcrel, aligned and indirect mean nothing here */
+	if ((enc & 0x70) != DW_EH_PE_absptr && (enc & 0x70) != DW_EH_PE_pcrel &&
+	    (enc & 0x70) != DW_EH_PE_datarel)
 		return -1;
-	}
-
-	/* textrel, funcrel, aligned and indirect mean nothing in .eh_frame_hdr */
-	switch (enc & 0xf0) {
-	case DW_EH_PE_absptr:
-		v += bias;
-		break;
-	case DW_EH_PE_pcrel:
-		v += addr;
-		break;
-	case DW_EH_PE_datarel:
-		v += hdr_addr;
-		break;
-	default:
+	if (enc & DW_EH_PE_indirect || eh_read_encoded(&ctx, enc, &pos, avail, val))
 		return -1;
-	}
-	*val = v;
+	if (!(enc & 0x70))
+		*val += bias;
 	return 0;
 }
 
