@@ -481,7 +481,7 @@ static const ElfW(Phdr) *sfa_phdrs(struct link_map *map, Lmid_t lmid, unsigned i
 			*phnum = n;
 			return ph;
 		}
-		if (eh == NULL)
+		if (!eh)
 			return NULL;
 	}
 	if (!sfa_mapped(map->l_addr, sizeof(*eh)) ||
