@@ -70,7 +70,9 @@ struct sf_test {
  * .eh_frame as objects load: samples through glibc must be exact too.
  * Then Debian's own sqlite3 (tools/vm/guest-tool, directory
  * debian-sqlite3), unmodified, its libraries Debian's: all of its stacks
- * come from the module's sections.
+ * come from the module's sections (on arm64, where perf's DWARF stacks
+ * stop at the first PAC-signed return address, compared that far and
+ * checked to reach the program's _start).
  */
 #define SF_PERF_DWARF_AUDIT(name, mode)						\
 	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "linux-perf",	\
@@ -122,15 +124,7 @@ static const struct sf_test sf_tests[] = {
 	SF_PERF_DWARF("sqlite3-perf-defer", "defer"),
 	SF_PERF_DWARF("sqlite3-bpf", "bpf"),
 	SF_PERF_DWARF_AUDIT("sqlite3-audit-perf-sync", "sync"),
-#if !defined(__aarch64__)
-	/*
-	 * Not on arm64: Debian builds it there with -mbranch-protection
-	 * (PAC), and perf 7.2's DWARF unwinding leaves the signature in the
-	 * return addresses it reads back from the stack copy, so that its
-	 * stacks end at the first signed frame: no reference to check by.
-	 */
 	SF_PERF_DWARF_DEBIAN("debian-sqlite3-audit-perf-sync", "sync"),
-#endif
 	/* A short run of the stress program (make stress runs it longer) */
 	{ "stress",		{ "sf-stress", "20" } },
 #if defined(__x86_64__)

@@ -32,10 +32,17 @@
  * /proc/PID/sframe must list the C library's text while PROGRAM runs.
  * --tool PKGDIR runs PROGRAM of a Debian package (tools/vm/guest-tool)
  * through the package's own loader, unmodified: stripped, so its main has
- * no name, and stacks are compared whole, down to its entry point.
+ * no name, and stacks are compared whole, down to its entry point.  On
+ * arm64, where Debian builds with pointer authentication, perf's DWARF
+ * unwinding loses its way at the first signed return address it reads
+ * from the stack copy: its stack is compared up to there, and SFrame's
+ * must go on to the program's _start.  Samples in ld.so's start-up (the
+ * module itself converting, or stacks ending in the loader's _start) have
+ * no main and are not compared, as on the other arches.
  */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
+#include <elf.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -109,6 +116,27 @@ static char dw_loader[512];
 /* What /proc/PID/sframe showed of the program's objects (--audit) */
 static unsigned int dw_registered;
 static bool dw_registered_libc;
+/*
+ * --tool: the run-time addresses of PROGRAM's entry (_start) and of its
+ * loader's, where stacks taken in ld.so's start-up end, 0 until known
+ */
+static uint64_t dw_entry[2];
+/* --tool --audit: the module's code in the child, which runs before main */
+static uint64_t dw_module_lo, dw_module_hi;
+
+#if defined(__aarch64__)
+/*
+ * perf 7.2's DWARF unwinding keeps the PAC signature of a return address
+ * it reads back from the stack copy, then finds no CFI for that address:
+ * its frames from the first signed one on are no reference, nor are the
+ * ones from an address in no object (a slot misread before that).
+ */
+#define DW_SIGNED(ip)		((ip) >> 48)
+#else
+#define DW_SIGNED(ip)		((ip) & 0)
+#endif
+/* A return address into _start, after its one call */
+#define DW_ENTRY_BYTES		64
 
 /* perf.data's header (tools/perf/util/header.h): no optional features */
 struct dw_file_section {
@@ -361,7 +389,14 @@ struct dw_tally {
 	unsigned int	script, compared, exact, outside, no_main, unmatched, shown;
 	unsigned int	adjusted;	/* return addresses perf gave as the call's */
 	unsigned int	outside_exact;	/* of @outside, exact all the same */
+	unsigned int	signed_cut;	/* DWARF stacks cut at a signed frame */
 };
+
+/* @ip is a return address into _start: PROGRAM's (0) or its loader's (1) */
+static bool dw_at_entry(uint64_t ip, unsigned int which)
+{
+	return dw_entry[which] && ip - dw_entry[which] < DW_ENTRY_BYTES;
+}
 
 /* The first @n frames of SFrame's stack are DWARF's; counts perf's adjusted ones */
 static bool dw_exact(const struct dw_sample *s, const struct dw_frame *d, unsigned int n,
@@ -413,7 +448,7 @@ static void dw_show(const struct dw_sample *s, const struct dw_frame *d, unsigne
  * kernel's.
  */
 static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame *d,
-		       unsigned int nd)
+		       unsigned int nd, bool cut)
 {
 	struct dw_sample *s = dw_find(time);
 	unsigned int main_at, adjusted = 0, i;
@@ -422,6 +457,37 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	t->script++;
 	if (!s || !s->have) {
 		t->unmatched++;
+		return;
+	}
+	/*
+	 * DWARF's stack ends at a signed frame: SFrame's must agree with it
+	 * that far and go on to the program's entry, whole.  Samples in
+	 * ld.so's start-up, whose stacks end in the loader's _start, come
+	 * before or while the module loads: no main there, as on the other
+	 * arches, so not compared.
+	 */
+	if (cut && dw_tool_dir) {
+		if (s->nr && dw_at_entry(s->ips[s->nr - 1], 1)) {
+			t->no_main++;
+			return;
+		}
+		for (i = 0; i < s->nr; i++) {
+			if (s->ips[i] >= dw_module_lo && s->ips[i] < dw_module_hi) {
+				t->no_main++;
+				return;
+			}
+		}
+		t->signed_cut++;
+		t->compared++;
+		exact = dw_exact(s, d, nd, &adjusted) && s->nr &&
+			dw_at_entry(s->ips[s->nr - 1], 0);
+		t->exact += exact;
+		/* A package's objects have no .sframe: the module's SFrame */
+		t->outside++;
+		t->outside_exact += exact;
+		t->adjusted += exact ? adjusted : 0;
+		if (!exact && t->shown++ < 3)
+			dw_show(s, d, nd);
 		return;
 	}
 	for (main_at = 0; main_at < nd; main_at++)
@@ -471,7 +537,7 @@ static void dw_script(struct dw_tally *t)
 	unsigned long long sec, nsec, ip;
 	char line[DW_LINE], *dso;
 	unsigned int nd = 0, shown = 0;
-	bool in_sample = false;
+	bool in_sample = false, cut = false;
 	uint64_t time = 0;
 	FILE *f;
 	pid_t pid;
@@ -491,24 +557,32 @@ static void dw_script(struct dw_tally *t)
 		    strchr(line, ':') && !in_sample) {
 			time = sec * 1000000000ULL + nsec;
 			in_sample = true;
+			cut = false;
 			nd = 0;
 		} else if (in_sample && line[0] == '\n') {
-			dw_compare(t, time, frames, nd);
+			dw_compare(t, time, frames, nd, cut);
 			in_sample = false;
-		} else if (in_sample && nd < DW_DEPTH &&
+		} else if (in_sample && !cut && nd < DW_DEPTH &&
 			   sscanf(line, " %llx %127s", &ip, fr->sym) == 2) {
 			fr->ip = ip;
 			strtok(fr->sym, "+");
 			dso = strrchr(line, '(');
 			snprintf(fr->dso, sizeof(fr->dso), "%s", dso ? dso + 1 : "?");
 			strtok(fr->dso, ")");
-			nd++;
+			/*
+			 * perf's unwinding is lost from a signed frame on (whose
+			 * value is not always the right slot's either), and from
+			 * an address in no object: the stack is cut there.
+			 */
+			cut = DW_SIGNED(ip) ||
+			      (DW_SIGNED(~0ULL) && !strcmp(fr->dso, "[unknown]"));
+			nd += !cut;
 		} else if (!in_sample && shown++ < 5) {
 			sf_info("perf script: %s", strtok(line, "\n"));
 		}
 	}
 	if (in_sample)
-		dw_compare(t, time, frames, nd);
+		dw_compare(t, time, frames, nd, cut);
 	fclose(f);
 	sf_tool_wait(pid, "perf script");
 }
@@ -627,6 +701,70 @@ static void dw_proc_sframe(pid_t pid)
 		dw_registered = n;
 }
 
+/* Where @file's entry is in the running child @pid; 0 if not known (yet) */
+static uint64_t dw_entry_of(pid_t pid, const char *file)
+{
+	char path[64], maps[DW_LINE], name[DW_LINE];
+	unsigned long start, off;
+	uint64_t entry = 0;
+	Elf64_Ehdr eh;
+	FILE *f;
+
+	f = fopen(file, "r");
+	if (!f)
+		return 0;
+	if (fread(&eh, sizeof(eh), 1, f) != 1)
+		eh.e_type = ET_NONE;
+	fclose(f);
+	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(maps, sizeof(maps), f)) {
+		if (sscanf(maps, "%lx-%*x %*s %lx %*s %*s %4095s", &start, &off, name) == 3 &&
+		    !off && !strcmp(name, file)) {
+			entry = eh.e_entry + (eh.e_type == ET_DYN ? start : 0);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return entry;
+}
+
+/* The executable mapping of the audit module in the child @pid */
+static void dw_find_module(pid_t pid)
+{
+	char path[64], maps[DW_LINE], name[DW_LINE], perms[8];
+	unsigned long start, end;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(maps, sizeof(maps), f)) {
+		if (sscanf(maps, "%lx-%lx %7s %*s %*s %*s %4095s", &start, &end, perms,
+			   name) == 4 && perms[2] == 'x' && !strcmp(name, dw_audit)) {
+			dw_module_lo = start;
+			dw_module_hi = end;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+static void dw_find_entry(pid_t pid)
+{
+	if (!dw_tool_dir)
+		return;
+	if (dw_audit && !dw_module_hi)
+		dw_find_module(pid);
+	if (!dw_entry[0])
+		dw_entry[0] = dw_entry_of(pid, dw_program);
+	if (!dw_entry[1])
+		dw_entry[1] = dw_entry_of(pid, dw_loader);
+}
+
 /* The CPU time PROGRAM takes, unsampled, in ns; 0 if it failed */
 static uint64_t dw_cpu_time(char **argv)
 {
@@ -680,6 +818,7 @@ static bool dw_record(char **argv, struct perf_event_attr *attr)
 
 		poll(&pfd, 1, 100);
 		dw_proc_sframe(child);
+		dw_find_entry(child);
 		dw_drain(attr, &ring);
 		if (dw_nsamples == DW_MAX_SAMPLES)
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -805,6 +944,9 @@ int main(int argc, char **argv)
 		SF_CHECK(t.outside >= 10, "only %u samples through objects without .sframe",
 			 t.outside);
 	}
+	if (t.signed_cut)
+		sf_note("%u DWARF stacks end at a signed return address: compared up to it, and SFrame's must go on to the program's _start (%#llx)",
+			t.signed_cut, (unsigned long long)dw_entry[0]);
 	SF_CHECK(!waiting, "%u of %u samples never got their stack", waiting, samples);
 	SF_CHECK(!t.unmatched, "perf script showed %u samples unknown here", t.unmatched);
 	SF_CHECK(t.compared >= DW_MIN_SAMPLES, "%u samples compared", t.compared);
