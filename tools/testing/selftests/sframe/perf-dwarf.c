@@ -37,8 +37,9 @@
  * unwinding loses its way at the first signed return address it reads
  * from the stack copy: its stack is compared up to there, and SFrame's
  * must go on to the program's _start.  Samples in ld.so's start-up (the
- * module itself converting, or stacks ending in the loader's _start) have
- * no main and are not compared, as on the other arches.
+ * module itself converting, or ld.so's code with none of the program's
+ * below it) and in the program's PLT (no CFI) are not compared, as DWARF
+ * does not reach main for them on the other arches.
  */
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
@@ -116,13 +117,15 @@ static char dw_loader[512];
 /* What /proc/PID/sframe showed of the program's objects (--audit) */
 static unsigned int dw_registered;
 static bool dw_registered_libc;
+/* --tool: the run-time address of PROGRAM's entry (_start), 0 until known */
+static uint64_t dw_entry;
+/* ... and of its .plt, whose stubs have no CFI: DWARF has no reference there */
+static uint64_t dw_plt_lo, dw_plt_hi;
 /*
- * --tool: the run-time addresses of PROGRAM's entry (_start) and of its
- * loader's, where stacks taken in ld.so's start-up end, 0 until known
+ * --tool: where the code of PROGRAM (0), its loader (1) and, with --audit,
+ * the module (2) is mapped in the child; 0 and 0 until known
  */
-static uint64_t dw_entry[2];
-/* --tool --audit: the module's code in the child, which runs before main */
-static uint64_t dw_module_lo, dw_module_hi;
+static uint64_t dw_text_lo[3], dw_text_hi[3];
 
 #if defined(__aarch64__)
 /*
@@ -392,10 +395,35 @@ struct dw_tally {
 	unsigned int	signed_cut;	/* DWARF stacks cut at a signed frame */
 };
 
-/* @ip is a return address into _start: PROGRAM's (0) or its loader's (1) */
-static bool dw_at_entry(uint64_t ip, unsigned int which)
+static bool dw_in_text(uint64_t ip, unsigned int which)
 {
-	return dw_entry[which] && ip - dw_entry[which] < DW_ENTRY_BYTES;
+	return ip >= dw_text_lo[which] && ip < dw_text_hi[which];
+}
+
+/*
+ * A sample of ld.so's start-up, before PROGRAM's entry: the module at
+ * work, or ld.so's code with none of PROGRAM's below it.  (An ld.so frame
+ * after the entry, as dlopen() would make, has PROGRAM's frames below.)
+ */
+static bool dw_startup(const struct dw_sample *s)
+{
+	bool loader = false;
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		if (dw_in_text(s->ips[i], 0))
+			return false;
+		if (dw_in_text(s->ips[i], 2))
+			return true;
+		loader |= dw_in_text(s->ips[i], 1);
+	}
+	return loader;
+}
+
+/* @ip is a return address into PROGRAM's _start */
+static bool dw_at_entry(uint64_t ip)
+{
+	return dw_entry && ip - dw_entry < DW_ENTRY_BYTES;
 }
 
 /* The first @n frames of SFrame's stack are DWARF's; counts perf's adjusted ones */
@@ -461,26 +489,20 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	}
 	/*
 	 * DWARF's stack ends at a signed frame: SFrame's must agree with it
-	 * that far and go on to the program's entry, whole.  Samples in
-	 * ld.so's start-up, whose stacks end in the loader's _start, come
-	 * before or while the module loads: no main there, as on the other
-	 * arches, so not compared.
+	 * that far and go on to the program's entry, whole.  Samples of
+	 * ld.so's start-up come before or while the module loads, and in a
+	 * PLT stub DWARF has no CFI: as on the other arches, where DWARF
+	 * then does not reach main, not compared.
 	 */
 	if (cut && dw_tool_dir) {
-		if (s->nr && dw_at_entry(s->ips[s->nr - 1], 1)) {
+		if (dw_startup(s) || (s->nr && s->ips[0] >= dw_plt_lo && s->ips[0] < dw_plt_hi)) {
 			t->no_main++;
 			return;
-		}
-		for (i = 0; i < s->nr; i++) {
-			if (s->ips[i] >= dw_module_lo && s->ips[i] < dw_module_hi) {
-				t->no_main++;
-				return;
-			}
 		}
 		t->signed_cut++;
 		t->compared++;
 		exact = dw_exact(s, d, nd, &adjusted) && s->nr &&
-			dw_at_entry(s->ips[s->nr - 1], 0);
+			dw_at_entry(s->ips[s->nr - 1]);
 		t->exact += exact;
 		/* A package's objects have no .sframe: the module's SFrame */
 		t->outside++;
@@ -701,39 +723,65 @@ static void dw_proc_sframe(pid_t pid)
 		dw_registered = n;
 }
 
-/* Where @file's entry is in the running child @pid; 0 if not known (yet) */
-static uint64_t dw_entry_of(pid_t pid, const char *file)
+/* Where @file's .plt is, shifted by @bias; 0 and 0 if it has none */
+static void dw_plt_of(FILE *f, const Elf64_Ehdr *eh, uint64_t bias)
+{
+	Elf64_Shdr sh, str;
+	unsigned int i;
+	char name[5];
+
+	if (eh->e_shentsize != sizeof(sh) || eh->e_shstrndx >= eh->e_shnum ||
+	    fseek(f, eh->e_shoff + (uint64_t)eh->e_shstrndx * sizeof(sh), SEEK_SET) ||
+	    fread(&str, sizeof(str), 1, f) != 1)
+		return;
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (fseek(f, eh->e_shoff + (uint64_t)i * sizeof(sh), SEEK_SET) ||
+		    fread(&sh, sizeof(sh), 1, f) != 1 ||
+		    fseek(f, str.sh_offset + sh.sh_name, SEEK_SET) ||
+		    fread(name, sizeof(name), 1, f) != 1)
+			return;
+		if (!memcmp(name, ".plt", sizeof(name))) {
+			dw_plt_lo = sh.sh_addr + bias;
+			dw_plt_hi = dw_plt_lo + sh.sh_size;
+			return;
+		}
+	}
+}
+
+/*
+ * --tool: where PROGRAM's entry and .plt are in the running child, from
+ * its ELF headers and the mapping of the file's first page
+ */
+static void dw_program_layout(pid_t pid)
 {
 	char path[64], maps[DW_LINE], name[DW_LINE];
 	unsigned long start, off;
-	uint64_t entry = 0;
 	Elf64_Ehdr eh;
-	FILE *f;
+	FILE *f, *m;
 
-	f = fopen(file, "r");
+	f = fopen(dw_program, "r");
 	if (!f)
-		return 0;
+		return;
 	if (fread(&eh, sizeof(eh), 1, f) != 1)
 		eh.e_type = ET_NONE;
-	fclose(f);
-	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)
-		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "r");
-	while (f && fgets(maps, sizeof(maps), f)) {
+	m = eh.e_type == ET_DYN || eh.e_type == ET_EXEC ? fopen(path, "r") : NULL;
+	while (m && fgets(maps, sizeof(maps), m)) {
 		if (sscanf(maps, "%lx-%*x %*s %lx %*s %*s %4095s", &start, &off, name) == 3 &&
-		    !off && !strcmp(name, file)) {
-			entry = eh.e_entry + (eh.e_type == ET_DYN ? start : 0);
+		    !off && !strcmp(name, dw_program)) {
+			start = eh.e_type == ET_DYN ? start : 0;
+			dw_entry = eh.e_entry + start;
+			dw_plt_of(f, &eh, start);
 			break;
 		}
 	}
-	if (f)
-		fclose(f);
-	return entry;
+	if (m)
+		fclose(m);
+	fclose(f);
 }
 
-/* The executable mapping of the audit module in the child @pid */
-static void dw_find_module(pid_t pid)
+/* The executable mapping of @file in the child @pid, into @lo and @hi */
+static void dw_text_of(pid_t pid, const char *file, uint64_t *lo, uint64_t *hi)
 {
 	char path[64], maps[DW_LINE], name[DW_LINE], perms[8];
 	unsigned long start, end;
@@ -743,9 +791,9 @@ static void dw_find_module(pid_t pid)
 	f = fopen(path, "r");
 	while (f && fgets(maps, sizeof(maps), f)) {
 		if (sscanf(maps, "%lx-%lx %7s %*s %*s %*s %4095s", &start, &end, perms,
-			   name) == 4 && perms[2] == 'x' && !strcmp(name, dw_audit)) {
-			dw_module_lo = start;
-			dw_module_hi = end;
+			   name) == 4 && perms[2] == 'x' && !strcmp(name, file)) {
+			*lo = start;
+			*hi = end;
 			break;
 		}
 	}
@@ -757,12 +805,14 @@ static void dw_find_entry(pid_t pid)
 {
 	if (!dw_tool_dir)
 		return;
-	if (dw_audit && !dw_module_hi)
-		dw_find_module(pid);
-	if (!dw_entry[0])
-		dw_entry[0] = dw_entry_of(pid, dw_program);
-	if (!dw_entry[1])
-		dw_entry[1] = dw_entry_of(pid, dw_loader);
+	if (!dw_text_hi[0])
+		dw_text_of(pid, dw_program, &dw_text_lo[0], &dw_text_hi[0]);
+	if (!dw_text_hi[1])
+		dw_text_of(pid, dw_loader, &dw_text_lo[1], &dw_text_hi[1]);
+	if (dw_audit && !dw_text_hi[2])
+		dw_text_of(pid, dw_audit, &dw_text_lo[2], &dw_text_hi[2]);
+	if (!dw_entry)
+		dw_program_layout(pid);
 }
 
 /* The CPU time PROGRAM takes, unsampled, in ns; 0 if it failed */
@@ -946,7 +996,7 @@ int main(int argc, char **argv)
 	}
 	if (t.signed_cut)
 		sf_note("%u DWARF stacks end at a signed return address: compared up to it, and SFrame's must go on to the program's _start (%#llx)",
-			t.signed_cut, (unsigned long long)dw_entry[0]);
+			t.signed_cut, (unsigned long long)dw_entry);
 	SF_CHECK(!waiting, "%u of %u samples never got their stack", waiting, samples);
 	SF_CHECK(!t.unmatched, "perf script showed %u samples unknown here", t.unmatched);
 	SF_CHECK(t.compared >= DW_MIN_SAMPLES, "%u samples compared", t.compared);
