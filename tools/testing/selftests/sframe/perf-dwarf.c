@@ -494,11 +494,12 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	 * PLT stub DWARF has no CFI: as on the other arches, where DWARF
 	 * then does not reach main, not compared.
 	 */
+	if (dw_tool_dir && (dw_startup(s) ||
+			    (s->nr && s->ips[0] >= dw_plt_lo && s->ips[0] < dw_plt_hi))) {
+		t->no_main++;
+		return;
+	}
 	if (cut && dw_tool_dir) {
-		if (dw_startup(s) || (s->nr && s->ips[0] >= dw_plt_lo && s->ips[0] < dw_plt_hi)) {
-			t->no_main++;
-			return;
-		}
 		t->signed_cut++;
 		t->compared++;
 		exact = dw_exact(s, d, nd, &adjusted) && s->nr &&
