@@ -9,6 +9,7 @@
 struct sframe_index_entry;
 struct sframe_elem_entry;
 struct sframe_cache_entry;
+struct mm_struct;
 
 /**
  * struct sframe_section - one .sframe section of a user address space
@@ -172,6 +173,9 @@ int sframe_find(struct sframe_section *sec, unsigned long ip,
 		struct unwind_user_frame *frame);
 int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
 			struct unwind_user_frame *frame, unsigned int *budget);
+int sframe_find_remote(struct sframe_section *sec, struct mm_struct *mm,
+		       unsigned long ip, struct unwind_user_frame *frame,
+		       unsigned int *budget);
 int sframe_read_fde(struct sframe_section *sec, unsigned int n,
 		    struct sframe_fde *fde);
 int sframe_read_fre(struct sframe_section *sec, const struct sframe_fde *fde,

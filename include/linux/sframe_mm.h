@@ -37,7 +37,9 @@ int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
 		  unsigned int *budget);
 int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 			  unsigned int *budget);
-bool sframe_ip_described(unsigned long ip);
+int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
+			 struct unwind_user_frame *frame, unsigned int *budget);
+bool sframe_ip_described(struct mm_struct *mm, unsigned long ip);
 int sframe_mm_show(struct seq_file *m, struct mm_struct *mm);
 
 extern const struct file_operations proc_pid_sframe_operations;
@@ -89,7 +91,14 @@ static inline int sframe_lookup_nofault(unsigned long ip,
 	return -ENOENT;
 }
 
-static inline bool sframe_ip_described(unsigned long ip)
+static inline int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
+				       struct unwind_user_frame *frame,
+				       unsigned int *budget)
+{
+	return -ENOENT;
+}
+
+static inline bool sframe_ip_described(struct mm_struct *mm, unsigned long ip)
 {
 	return false;
 }

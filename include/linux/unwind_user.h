@@ -10,6 +10,7 @@
 #include <linux/errno.h>
 #include <linux/unwind_user_types.h>
 
+struct mm_struct;
 struct pid;
 struct pid_namespace;
 struct pt_regs;
@@ -52,6 +53,10 @@ struct task_struct;
  *	between it and @cfa.
  * @regs: the task's registers while the current frame is the one they
  *	describe (topmost); NULL after.
+ * @task: the task whose stack is walked, for registers an arch keeps
+ *	outside @regs.
+ * @mm: the address space of another task's stack, read with
+ *	access_remote_vm(); NULL when the walk reads the current task's own.
  * @ws: word size of the task (4 for compat tasks, which have no SFrame).
  * @fre_budget: SFrame rows the walk may still read; past it, frames are
  *	stepped by the other methods.
@@ -72,6 +77,8 @@ struct unwind_user_state {
 	unsigned long		cfa;
 	unsigned long		stack_low;
 	struct pt_regs		*regs;
+	struct task_struct	*task;
+	struct mm_struct	*mm;
 	unsigned int		ws;
 	unsigned int		fre_budget;
 	enum unwind_user_type	current_type;
@@ -100,6 +107,10 @@ typedef bool (*unwind_user_consume_fn)(void *cookie, unsigned long addr);
 #ifndef unwind_user_addr_end
 /* No return address, SP or signal-frame IP of the task lies at or above */
 #define unwind_user_addr_end()		TASK_SIZE
+#endif
+#ifndef unwind_user_mm_addr_end
+/* The same for a task of address space @mm, which may not be current's */
+#define unwind_user_mm_addr_end(mm)	((mm)->task_size)
 #endif
 #ifndef UNWIND_USER_ENTRY_INSN_BYTES
 /* No way to tell a function's first instruction */
@@ -140,6 +151,9 @@ int unwind_user_start(struct unwind_user_state *state, bool nofault);
 void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 			 unsigned long sp, unsigned long fp, unsigned int ws,
 			 bool nofault);
+int unwind_user_start_remote(struct unwind_user_state *state,
+			     struct task_struct *task, struct mm_struct *mm,
+			     struct pt_regs *regs);
 int unwind_user_next(struct unwind_user_state *state);
 
 int proc_pid_ustack(struct seq_file *m, struct pid_namespace *ns,

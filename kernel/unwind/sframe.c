@@ -101,12 +101,26 @@ struct sframe_cache_entry {
 
 static_assert(sizeof(struct unwind_user_frame) % sizeof(u32) == 0);
 
-/* FRE bytes copied out of user memory: those of [addr, addr + len) */
+/*
+ * FRE bytes copied out of user memory: those of [addr, addr + len).  @mm
+ * is the address space of another task whose section a lookup reads
+ * (/proc/<pid>/ustack), NULL for the current task's own.
+ */
 struct sframe_fre_buf {
 	unsigned long	addr;
 	unsigned int	len;
+	struct mm_struct *mm;
 	u8		data[SFRAME_FRE_CHUNK];
 };
+
+/* Copies @len bytes of the section's address space; false if they fault. */
+static __always_inline bool sframe_copy(const struct sframe_fre_buf *b, void *dst,
+					unsigned long addr, int len)
+{
+	if (b->mm)
+		return access_remote_vm(b->mm, addr, dst, len, 0) == len;
+	return !copy_from_user(dst, (void __user *)addr, len);
+}
 
 static __always_inline int sframe_reject(struct sframe_section *sec, int err,
 					 const char *reason)
@@ -774,7 +788,7 @@ static __always_inline int sframe_fre_buf_fill(struct sframe_section *sec,
 	if (addr >= b->addr && addr - b->addr + len <= b->len)
 		return 0;
 	len = min_t(unsigned long, SFRAME_FRE_CHUNK, end - addr);
-	if (copy_from_user(b->data, (void __user *)addr, len))
+	if (!sframe_copy(b, b->data, addr, len))
 		return sframe_reject(sec, -EFAULT, "FRE not readable");
 	b->addr = addr;
 	b->len = len;
@@ -817,7 +831,7 @@ static int sframe_fde_load(struct sframe_section *sec,
 	fres_len = fde->fres_end - fres;
 	fde->func_start = sec->text_start + e->start;
 	fde->func_size = e->size;
-	if (copy_from_user(&raw, (void __user *)addr, sframe_fde_size(sec)))
+	if (!sframe_copy(b, &raw, addr, sframe_fde_size(sec)))
 		return sframe_reject(sec, -EFAULT, "FDE not readable");
 
 	if (sec->version == SFRAME_VERSION_2) {
@@ -1327,8 +1341,8 @@ static __always_inline void sframe_cache_put(const struct sframe_section *sec,
 /* A lookup the rule cache could not answer: the index, then user memory */
 static noinline int sframe_find_uncached(struct sframe_section *sec,
 					 struct sframe_cache_entry *cache,
-					 unsigned long ip, u32 off,
-					 struct unwind_user_frame *frame,
+					 struct mm_struct *mm, unsigned long ip,
+					 u32 off, struct unwind_user_frame *frame,
 					 unsigned int *budget)
 {
 	struct sframe_fre_buf b __uninitialized;
@@ -1340,6 +1354,7 @@ static noinline int sframe_find_uncached(struct sframe_section *sec,
 
 	b.addr = 0;
 	b.len = 0;
+	b.mm = mm;
 	if (!sec->num_fdes)
 		return sframe_reject(sec, -ENOENT, "no FDE covers the address");
 	/* The index is ours and sorted: no need of sframe_search()'s checks. */
@@ -1374,6 +1389,22 @@ static noinline int sframe_find_uncached(struct sframe_section *sec,
 	return ret;
 }
 
+static int __sframe_find(struct sframe_section *sec, struct mm_struct *mm,
+			 unsigned long ip, struct unwind_user_frame *frame,
+			 unsigned int *budget)
+{
+	/* Pairs with sframe_section_cache_alloc(): zeroed entries, cache_sets */
+	struct sframe_cache_entry *cache = smp_load_acquire(&sec->cache);
+	unsigned long off = ip - sec->text_start;
+
+	/* Below the text, @off wrapped around: one test for both ends */
+	if (off >= sec->text_end - sec->text_start || off >= U32_MAX)
+		return sframe_reject(sec, -ENOENT, "address outside the text range");
+	if (cache && sframe_cache_get(sec, cache, off + 1, frame))
+		return 0;
+	return sframe_find_uncached(sec, cache, mm, ip, off, frame, budget);
+}
+
 /**
  * sframe_find_bounded() - the frame rules of a user address, reading at
  *	most a given number of FREs
@@ -1392,18 +1423,32 @@ static noinline int sframe_find_uncached(struct sframe_section *sec,
 int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
 			struct unwind_user_frame *frame, unsigned int *budget)
 {
-	/* Pairs with sframe_section_cache_alloc(): zeroed entries, cache_sets */
-	struct sframe_cache_entry *cache = smp_load_acquire(&sec->cache);
-	unsigned long off = ip - sec->text_start;
-
-	/* Below the text, @off wrapped around: one test for both ends */
-	if (off >= sec->text_end - sec->text_start || off >= U32_MAX)
-		return sframe_reject(sec, -ENOENT, "address outside the text range");
-	if (cache && sframe_cache_get(sec, cache, off + 1, frame))
-		return 0;
-	return sframe_find_uncached(sec, cache, ip, off, frame, budget);
+	return __sframe_find(sec, NULL, ip, frame, budget);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_find_bounded);
+
+/**
+ * sframe_find_remote() - sframe_find_bounded() for a section of another
+ *	address space
+ * @sec: a section of @mm prepared by sframe_section_init().
+ * @mm: the address space the section lives in; the caller holds it.
+ * @ip: the user address.
+ * @frame: filled with the rules of the FRE that covers @ip.
+ * @budget: FREs the lookup may still read; decremented by those it reads.
+ *
+ * The section is read with access_remote_vm(), as /proc/<pid>/mem reads:
+ * pages are faulted in, and a range a userfaultfd watches reads as -EFAULT
+ * rather than waiting for the task that serves it.
+ *
+ * Context: Process context; may fault and sleep.
+ * Return: as sframe_find_bounded().
+ */
+int sframe_find_remote(struct sframe_section *sec, struct mm_struct *mm,
+		       unsigned long ip, struct unwind_user_frame *frame,
+		       unsigned int *budget)
+{
+	return __sframe_find(sec, mm, ip, frame, budget);
+}
 
 /**
  * sframe_find() - the frame rules of a user address
@@ -1447,6 +1492,7 @@ int sframe_read_fde(struct sframe_section *sec, unsigned int n,
 		return sframe_reject(sec, -ENOENT, "no such FDE");
 	b.addr = 0;
 	b.len = 0;
+	b.mm = NULL;
 	return sframe_fde_load(sec, &sec->index[n], fde, &b);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_read_fde);
@@ -1473,6 +1519,7 @@ int sframe_read_fre(struct sframe_section *sec, const struct sframe_fde *fde,
 		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
 	b.addr = 0;
 	b.len = 0;
+	b.mm = NULL;
 	ret = sframe_fre_head(sec, fde, &b, fre_addr, &fre->start, &raw.info, &fre->next);
 	if (ret)
 		return ret;

@@ -999,20 +999,56 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_nofault);
 
 /**
+ * sframe_lookup_remote() - sframe_lookup() in another task's address space
+ * @mm: the address space; the caller holds a reference (mmget()).
+ * @ip: the address.
+ * @frame: where to store the rules.
+ * @budget: FREs the lookup may read, decremented (sframe_find_bounded()).
+ *
+ * For a walk of a stopped task's stack by another (/proc/<pid>/ustack):
+ * the section is read with sframe_find_remote().  A malformed section is
+ * not dropped here: the reader is not the process it belongs to, and that
+ * process's own next lookup finds the fault and reports it.
+ *
+ * Context: Process context; may fault and sleep.
+ * Return: as sframe_lookup().
+ */
+int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
+			 struct unwind_user_frame *frame, unsigned int *budget)
+{
+	struct sframe_entry *e;
+	int ret;
+
+	might_fault();
+	scoped_guard(rcu) {
+		e = sframe_entry_at(mm, ip);
+		if (e && !refcount_inc_not_zero(&e->ref))
+			e = NULL;
+	}
+	if (!e)
+		return -ENOENT;
+	ret = sframe_find_remote(&e->sec, mm, ip, frame, budget);
+	sframe_entry_put(e);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_remote);
+
+/**
  * sframe_ip_described() - is a user address in code a usable section describes?
+ * @mm: the address space: current->mm, or one whose user holds it.
  * @ip: the address.
  *
  * True also where no FDE covers @ip: the section describes the object the
  * address lies in, whose other code has FDEs.
  *
  * Context: Any context, NMI included.
- * Return: true if a section of the current task that is not dropped as
- *	malformed was registered for a range holding @ip.
+ * Return: true if a section of @mm that is not dropped as malformed was
+ *	registered for a range holding @ip.
  */
-bool sframe_ip_described(unsigned long ip)
+bool sframe_ip_described(struct mm_struct *mm, unsigned long ip)
 {
 	guard(rcu)();
-	return sframe_entry_at(current->mm, ip);
+	return sframe_entry_at(mm, ip);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_ip_described);
 

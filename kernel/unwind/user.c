@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Walking the current task's user stack.  Each frame is stepped by the
+ * Walking a task's user stack: the current task's, or that of a task which
+ * is not running, for /proc/<pid>/ustack.  Each frame is stepped by the
  * first method that can: the SFrame rule of its code, the kernel's signal
  * frame when it is a sigreturn trampoline, or frame pointers; so one stack
  * may mix them.  Everything comes from user memory the task controls, so
@@ -12,6 +13,7 @@
  * ends such a walk, as it ends every walk.
  */
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -52,18 +54,46 @@ module_param_cb(max_frames, &unwind_user_max_frames_ops,
 static const struct unwind_user_sigframe unwind_user_sigframes[] =
 	UNWIND_USER_SIGFRAMES;
 
+/*
+ * Another task's memory is read as /proc/<pid>/mem reads it: a range a
+ * userfaultfd watches fails instead of waiting for its server.
+ */
+static int unwind_user_copy(struct unwind_user_state *state, void *dst,
+			    unsigned long addr, int len)
+{
+	if (state->mm)
+		return access_remote_vm(state->mm, addr, dst, len, 0) == len ?
+		       0 : -EFAULT;
+	return copy_from_user(dst, (void __user *)addr, len) ? -EFAULT : 0;
+}
+
 static int unwind_user_read(struct unwind_user_state *state, unsigned long addr,
 			    unsigned long *word)
 {
 	if (state->ws == sizeof(u32)) {
 		u32 w;
 
-		if (get_user(w, (u32 __user *)addr))
+		if (state->mm) {
+			if (unwind_user_copy(state, &w, addr, sizeof(w)))
+				return -EFAULT;
+		} else if (get_user(w, (u32 __user *)addr)) {
 			return -EFAULT;
+		}
 		*word = w;
 		return 0;
 	}
+	if (state->mm)
+		return unwind_user_copy(state, word, addr, sizeof(*word));
 	return get_user(*word, (unsigned long __user *)addr) ? -EFAULT : 0;
+}
+
+/* No return address, SP or signal-frame IP of the task lies at or above */
+static unsigned long unwind_user_end(struct unwind_user_state *state)
+{
+	/* Another task's limit, not the reader's TASK_SIZE */
+	if (state->mm)
+		return unwind_user_mm_addr_end(state->mm);
+	return unwind_user_addr_end();
 }
 
 /* SP and FP are known in every frame; other registers only in the topmost. */
@@ -82,7 +112,8 @@ static int unwind_user_reg(struct unwind_user_state *state, unsigned int regnum,
 		*val = state->ra;
 		return 0;
 	}
-	if (state->regs && unwind_user_get_reg(state->regs, regnum, val))
+	if (state->regs &&
+	    unwind_user_get_reg(state->task, state->regs, regnum, val))
 		return 0;
 	return -EINVAL;
 }
@@ -163,7 +194,7 @@ static int unwind_user_step(struct unwind_user_state *state,
 		state->done = true;
 		return 0;
 	}
-	if (ra >= unwind_user_addr_end() || (ra >= state->stack_low && ra <= cfa))
+	if (ra >= unwind_user_end(state) || (ra >= state->stack_low && ra <= cfa))
 		return -EINVAL;
 
 	state->ip = ra;
@@ -188,6 +219,9 @@ static int unwind_user_lookup(struct unwind_user_state *state,
 {
 	unsigned long ip = state->ip - !state->topmost;
 
+	if (state->mm)
+		return sframe_lookup_remote(state->mm, ip, frame,
+					    &state->fre_budget);
 	return state->nofault ?
 	       sframe_lookup_nofault(ip, frame, &state->fre_budget) :
 	       sframe_lookup(ip, frame, &state->fre_budget);
@@ -212,7 +246,8 @@ static int unwind_user_next_uncovered(struct unwind_user_state *state)
 	unsigned long cfa;
 	int ret;
 
-	if (!state->topmost || !sframe_ip_described(state->ip))
+	if (!state->topmost ||
+	    !sframe_ip_described(state->mm ?: current->mm, state->ip))
 		return -ENOENT;
 	unwind_user_entry_frame(&frame, state->ws);
 	ret = unwind_user_eval(state, &frame.cfa, 0, &cfa);
@@ -275,7 +310,7 @@ static int unwind_user_next_signal(struct unwind_user_state *state)
 	/* One read of the longest trampoline serves every kind. */
 	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes); i++)
 		len = max_t(unsigned int, len, unwind_user_sigframes[i].len);
-	if (copy_from_user(code, (void __user *)state->ip, len))
+	if (unwind_user_copy(state, code, state->ip, len))
 		return -ENOENT;
 	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes) && !sf; i++)
 		if (!memcmp(code, unwind_user_sigframes[i].code,
@@ -291,7 +326,7 @@ static int unwind_user_next_signal(struct unwind_user_state *state)
 	    (UNWIND_USER_SIGCONTEXT_RA >= 0 &&
 	     unwind_user_read(state, ctx + UNWIND_USER_SIGCONTEXT_RA, &ra)))
 		return -EINVAL;
-	end = unwind_user_addr_end();
+	end = unwind_user_end(state);
 	if (!ip || ip >= end || sp >= end || (sp & (state->ws - 1)))
 		return -EINVAL;
 
@@ -314,8 +349,8 @@ static bool unwind_user_at_function_start(struct unwind_user_state *state)
 
 	if (!UNWIND_USER_ENTRY_INSN_BYTES || !state->topmost)
 		return false;
-	if (copy_from_user(code, (void __user *)state->ip,
-			   UNWIND_USER_ENTRY_INSN_BYTES))
+	if (unwind_user_copy(state, code, state->ip,
+			     UNWIND_USER_ENTRY_INSN_BYTES))
 		return false;
 	return unwind_user_fp_entry_insn(code);
 }
@@ -418,6 +453,7 @@ void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 	state->sp = sp;
 	state->fp = fp;
 	state->stack_low = sp;
+	state->task = current;
 	state->ws = ws;
 	state->nofault = nofault;
 	state->fre_budget = nofault ? UNWIND_USER_NOFAULT_FRES :
@@ -449,7 +485,7 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
 	__unwind_user_start(state, instruction_pointer(regs),
 			    user_stack_pointer(regs),
 			    unwind_user_frame_pointer(regs),
-			    unwind_user_word_size(regs), nofault);
+			    unwind_user_word_size(current, regs), nofault);
 	state->regs = regs;
 	state->ra_known = unwind_user_ra_reg(regs, &state->ra);
 	return state->done ? -EINVAL : 0;
@@ -469,6 +505,45 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
 int unwind_user_start(struct unwind_user_state *state, bool nofault)
 {
 	return unwind_user_start_regs(state, task_pt_regs(current), nofault);
+}
+
+/**
+ * unwind_user_start_remote() - begin a walk of another task's user stack
+ * @state: the walk, at the frame the task entered the kernel from.
+ * @task: the task, which must not run until the walk is over: stopped,
+ *	traced, or asleep in the kernel.
+ * @mm: its address space; the caller holds a reference (mmget()).
+ * @regs: a copy of its user registers, taken while it was not running;
+ *	it must outlive the walk.
+ *
+ * User memory is read through access_remote_vm(), so the walk may fault
+ * pages in but never waits on a userfaultfd; each step is checked as in a
+ * walk of the current task's stack, which is all that keeps a task that
+ * runs after all from misleading it.
+ *
+ * Context: Process context that may fault and sleep.
+ * Return: 0, or -EINVAL if the task has no user stack to walk; then
+ *	@state is done.
+ */
+int unwind_user_start_remote(struct unwind_user_state *state,
+			     struct task_struct *task, struct mm_struct *mm,
+			     struct pt_regs *regs)
+{
+	might_fault();
+	if ((task->flags & PF_KTHREAD) || !user_mode(regs)) {
+		memset(state, 0, sizeof(*state));
+		state->done = true;
+		return -EINVAL;
+	}
+	__unwind_user_start(state, instruction_pointer(regs),
+			    user_stack_pointer(regs),
+			    unwind_user_frame_pointer(regs),
+			    unwind_user_word_size(task, regs), false);
+	state->mm = mm;
+	state->task = task;
+	state->regs = regs;
+	state->ra_known = unwind_user_ra_reg(regs, &state->ra);
+	return state->done ? -EINVAL : 0;
 }
 
 /* Hands each frame's address to @consume until it or the walk says stop. */
@@ -576,7 +651,7 @@ bool unwind_user_walk_nofault(struct pt_regs *regs,
 
 	if ((current->flags & PF_KTHREAD) || !current->mm ||
 	    !sframe_mm_has_sections(current->mm) || !user_mode(regs) ||
-	    unwind_user_word_size(regs) != sizeof(long))
+	    unwind_user_word_size(current, regs) != sizeof(long))
 		return false;
 	pagefault_disable();
 	unwind_user_start_regs(&state, regs, true);

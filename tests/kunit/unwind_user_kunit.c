@@ -991,6 +991,78 @@ static void uw_perf_callchain_test(struct kunit *test)
 	KUNIT_EXPECT_LT(test, a->nr_plain, a->nr_sframe);
 }
 
+struct uw_remote_args {
+	struct mm_struct	*mm;		/* the test thread's */
+	unsigned long		ip, sp, fp;
+	unsigned long		clobber;	/* a return address's slot */
+	unsigned long		remote[UW_MAX_FRAMES];
+	unsigned long		local[UW_MAX_FRAMES];
+	unsigned int		nr_remote, nr_local;
+};
+
+static unsigned int uw_collect(struct unwind_user_state *st, unsigned long *ips)
+{
+	unsigned int n = 0;
+
+	do {
+		ips[n++] = st->ip;
+	} while (n < UW_MAX_FRAMES && !unwind_user_next(st));
+	return n;
+}
+
+static int uw_remote_child(void *arg)
+{
+	struct uw_remote_args *a = arg;
+	struct unwind_user_state st;
+	unsigned long zero = 0;
+	struct pt_regs regs;
+
+	/* This copy of the stack loses a caller; the test thread's keeps it. */
+	if (copy_to_user((void __user *)a->clobber, &zero, sizeof(zero)))
+		return -EFAULT;
+	uw_user_regs(&regs, a->ip, a->sp, a->fp);
+	if (unwind_user_start_remote(&st, current, a->mm, &regs))
+		return -EINVAL;
+	a->nr_remote = uw_collect(&st, a->remote);
+	__unwind_user_start(&st, a->ip, a->sp, a->fp, sizeof(long), false);
+	a->nr_local = uw_collect(&st, a->local);
+	return 0;
+}
+
+/*
+ * A walk of another address space (/proc/<pid>/ustack of a stopped task)
+ * reads that space, stack and section, not the walker's own: a forked
+ * child that zeroed a return address in its copy of the stack still finds
+ * every frame in the test thread's.  A kernel thread has no user stack.
+ */
+static void uw_remote_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	struct unwind_user_state st;
+	struct uw_remote_args *a;
+	struct pt_regs regs;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->mm = current->mm;
+	a->ip = uw_three_frames(test, &a->sp, &a->fp);
+	a->clobber = a->fp + 24;	/* UW_F_END's return address */
+
+	uw_user_regs(&regs, a->ip, a->sp, a->fp);
+	KUNIT_EXPECT_EQ(test,
+			unwind_user_start_remote(&st, current, current->mm, &regs),
+			-EINVAL);
+	KUNIT_EXPECT_TRUE(test, st.done);
+
+	KUNIT_ASSERT_EQ(test, kunit_fork_run(uw_remote_child, a), 0);
+	KUNIT_ASSERT_EQ(test, a->nr_remote, 3);
+	KUNIT_EXPECT_EQ(test, a->remote[0], ctx->text + UW_F_FP + 0x8);
+	KUNIT_EXPECT_EQ(test, a->remote[1], ctx->text + UW_F_SP + 0x10);
+	KUNIT_EXPECT_EQ(test, a->remote[2], ctx->text + UW_F_END + 0x8);
+	KUNIT_ASSERT_EQ_MSG(test, a->nr_local, 2, "the child's own copy ends early");
+	KUNIT_EXPECT_EQ(test, a->local[1], ctx->text + UW_F_SP + 0x10);
+}
+
 /*
  * A request made after its callback ran in the same stay has it called
  * again, with the same cookie and stack.  exec ends a stay: requests made
@@ -1157,6 +1229,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE_PARAM(uw_fre_budget_test, uw_budget_gen_params),
 	KUNIT_CASE(uw_cache_resize_test),
 	KUNIT_CASE(uw_perf_callchain_test),
+	KUNIT_CASE(uw_remote_test),
 	KUNIT_CASE(uw_deferred_stays_test),
 	KUNIT_CASE(uw_deferred_repeats_test),
 	{}

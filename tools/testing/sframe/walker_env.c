@@ -233,23 +233,31 @@ bool sframe_mm_has_sections(struct mm_struct *mm)
 	return walk_reg.registered;
 }
 
-bool sframe_ip_described(unsigned long ip)
+static bool walk_described(unsigned long ip)
 {
 	return walk_have_mm && walk_reg.registered && !walk_reg.dropped &&
 	       ip >= walk_reg.start && ip < walk_reg.end;
 }
 
-static int walk_lookup(unsigned long ip, struct unwind_user_frame *frame,
-		       unsigned int *budget, bool faultable)
+/* One address space here: @mm is the walk's either way. */
+bool sframe_ip_described(struct mm_struct *mm, unsigned long ip)
+{
+	return walk_described(ip);
+}
+
+static int walk_lookup(struct mm_struct *mm, unsigned long ip,
+		       struct unwind_user_frame *frame, unsigned int *budget,
+		       bool faultable)
 {
 	unsigned int before = *budget;
 	int ret;
 
 	walk_reg.lookups++;
-	if (!sframe_ip_described(ip))
+	if (!walk_described(ip))
 		return -ENOENT;
 	walk_sync_umem();
-	ret = sframe_find_bounded(&walk_reg.sec, ip, frame, budget);
+	ret = mm ? sframe_find_remote(&walk_reg.sec, mm, ip, frame, budget) :
+		   sframe_find_bounded(&walk_reg.sec, ip, frame, budget);
 	if (*budget > before)
 		walk_bug("a lookup gave FRE rows back to its budget");
 	walk_reg.rows += before - *budget;
@@ -265,7 +273,7 @@ int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
 	/* It takes a reference whose last put frees: never from NMI */
 	if (walk_atomic)
 		walk_bug("a faultable SFrame lookup in NMI or IRQ context");
-	return walk_lookup(ip, frame, budget, true);
+	return walk_lookup(NULL, ip, frame, budget, true);
 }
 
 int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
@@ -273,13 +281,22 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 {
 	if (!walk_pagefault_disabled)
 		walk_bug("a nofault SFrame lookup with page faults enabled");
-	return walk_lookup(ip, frame, budget, false);
+	return walk_lookup(NULL, ip, frame, budget, false);
+}
+
+int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
+			 struct unwind_user_frame *frame, unsigned int *budget)
+{
+	if (walk_atomic)
+		walk_bug("a remote SFrame lookup in NMI or IRQ context");
+	/* A reader that is not the section's process never drops it */
+	return walk_lookup(mm, ip, frame, budget, false);
 }
 
 int walk_ref_lookup(unsigned long ip, struct unwind_user_frame *frame,
 		    unsigned int *budget)
 {
-	if (!sframe_ip_described(ip))
+	if (!walk_described(ip))
 		return -ENOENT;
 	walk_sync_umem();
 	return sframe_find_bounded(&walk_reg.sec, ip, frame, budget);
@@ -287,5 +304,5 @@ int walk_ref_lookup(unsigned long ip, struct unwind_user_frame *frame,
 
 bool walk_ref_described(unsigned long ip)
 {
-	return sframe_ip_described(ip);
+	return walk_described(ip);
 }

@@ -155,13 +155,28 @@ static inline unsigned long copy_from_user(void *dst, const void *src,
 	return walk_copy(dst, (unsigned long)src, len) ? 0 : len;
 }
 
+/* One address space: another task's is the walk's own here. */
+struct mm_struct;
+
+static inline int access_remote_vm(struct mm_struct *mm, unsigned long addr,
+				   void *buf, int len, unsigned int gup_flags)
+{
+	(void)mm;
+	(void)gup_flags;
+	return walk_copy(buf, addr, len) ? len : 0;
+}
+
 #define TASK_SIZE		walk_task_size
 
 /* The arch: registers, user mode, signal frame layouts */
 struct pt_regs;
 
-/* Of the mm, only s390's ASCE limit is asked: unwind_user_addr_end() */
+/*
+ * Of the mm, only its size (a remote walk's bound) and s390's ASCE limit
+ * are asked: unwind_user_addr_end(), unwind_user_mm_addr_end()
+ */
 struct mm_struct {
+	unsigned long	task_size;
 	struct {
 		unsigned long	asce_limit;
 	} context;
@@ -390,7 +405,7 @@ struct task_struct {
 	unsigned int		flags;
 	struct mm_struct	*mm;
 	struct pt_regs		*regs;		/* task_pt_regs() */
-	bool			compat;		/* is_compat_task(), TIF_ADDR32 */
+	bool			compat;		/* TIF_31BIT, TIF_ADDR32 */
 #ifdef WALKER_ARCH_S390
 	struct {
 		struct {
@@ -405,9 +420,11 @@ extern struct task_struct walk_task;
 #define task_pt_regs(task)	((task)->regs)
 
 #ifdef WALKER_ARCH_S390
-static inline bool is_compat_task(void)
+#define TIF_31BIT		16
+
+static inline bool test_tsk_thread_flag(struct task_struct *task, int flag)
 {
-	return current->compat;
+	return flag == TIF_31BIT && task->compat;
 }
 
 static inline void save_user_fpu_regs(void)

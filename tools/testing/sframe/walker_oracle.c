@@ -126,6 +126,7 @@ static void walk_setup(const struct walk_input *in)
 	memset(&walk_regs, 0, sizeof(walk_regs));
 	walk_task.flags = in->flags & WALK_F_KTHREAD ? PF_KTHREAD : 0;
 	walk_mm.context.asce_limit = in->asce_limit;
+	walk_mm.task_size = WALK_TASK_SIZE(in->flags & WALK_F_COMPAT_TASK);
 	walk_task.mm = in->flags & WALK_F_NO_MM ? NULL : &walk_mm;
 	walk_have_mm = walk_task.mm;
 	walk_task.regs = &walk_regs;
@@ -811,6 +812,42 @@ static bool walk_entry_points(const struct walk_input *in, bool nmi)
 	return cmp_ips("unwind_user_walk_nofault()", c.ip, c.n, t, want);
 }
 
+/*
+ * A walk through unwind_user_start_remote() reads the same memory through
+ * access_remote_vm() and must find the faultable walk's frames, each by
+ * the same method: unless that walk dropped the section, which a reader
+ * of another task's stack never does, or the task had no mm to read.
+ */
+static bool walk_remote(const struct walk_input *in, bool dropped)
+{
+	const struct walk_trace *t = &res->faultable;
+	struct unwind_user_state st;
+	unsigned int n = 0;
+
+	if (dropped || (in->flags & WALK_F_NO_MM))
+		return true;
+	walk_registry_reset();
+	walk_log_on = false;
+	unwind_user_start_remote(&st, current, &walk_mm, &walk_regs);
+	if (!st.done && t->nr)
+		n = 1;
+	while (!st.done && n < WALK_MAX_FRAMES) {
+		if (unwind_user_next(&st))
+			break;
+		if (n >= t->nr || st.ip != t->ip[n] || st.current_type != t->type[n])
+			return fail("remote walk: frame %u is %#lx (type %u), not %#lx (type %u)",
+				    n, st.ip, st.current_type,
+				    n < t->nr ? t->ip[n] : 0, n < t->nr ? t->type[n] : 0);
+		n++;
+	}
+	if (n != t->nr || st.error != t->error)
+		return fail("remote walk: %u frames (error %d), not %u (error %d)",
+			    n, st.error, t->nr, t->error);
+	if (walk_pagefault_disabled)
+		return fail("remote walk: page faults disabled");
+	return true;
+}
+
 /**
  * walk_run() - every walk of one input, each checked
  * @in: the input.
@@ -820,12 +857,14 @@ static bool walk_entry_points(const struct walk_input *in, bool nmi)
  */
 bool walk_run(const struct walk_input *in, struct walk_result *result)
 {
-	bool ok;
+	bool ok, dropped;
 
 	res = result;
 	memset(res, 0, sizeof(*res));
 	walk_setup(in);
-	ok = walk_stepped("faultable", false, 0, &res->faultable) &&
+	ok = walk_stepped("faultable", false, 0, &res->faultable);
+	dropped = walk_section_dropped();
+	ok = ok && walk_remote(in, dropped) &&
 	     walk_stepped("nofault", true, 0, &res->nofault) &&
 	     (!in->budget ||
 	      walk_stepped("budgeted", true, in->budget, &res->budgeted)) &&

@@ -39,7 +39,8 @@ static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
 }
 
 /* AArch32 tasks have another frame layout and no SFrame. */
-static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
+static inline unsigned int unwind_user_word_size(struct task_struct *task,
+						 struct pt_regs *regs)
 {
 	return compat_user_mode(regs) ? 0 : 8;
 }
@@ -55,7 +56,8 @@ static inline bool unwind_user_ra_reg(struct pt_regs *regs, unsigned long *ra)
 	return true;
 }
 
-static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum,
+static inline bool unwind_user_get_reg(struct task_struct *task,
+				       struct pt_regs *regs, unsigned int regnum,
 				       unsigned long *val)
 {
 	if (regnum > 30)

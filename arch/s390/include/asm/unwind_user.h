@@ -2,7 +2,7 @@
 #ifndef _ASM_S390_UNWIND_USER_H
 #define _ASM_S390_UNWIND_USER_H
 
-#include <linux/compat.h>
+#include <linux/sched.h>
 #include <linux/fpu.h>
 #include <linux/minmax.h>
 #include <linux/array_size.h>
@@ -55,9 +55,10 @@ static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
 	};
 }
 
-static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
+static inline unsigned int unwind_user_word_size(struct task_struct *task,
+						 struct pt_regs *regs)
 {
-	return is_compat_task() ? 0 : 8;
+	return test_tsk_thread_flag(task, TIF_31BIT) ? 0 : 8;
 }
 
 static inline unsigned long unwind_user_frame_pointer(struct pt_regs *regs)
@@ -76,7 +77,8 @@ static inline bool unwind_user_ra_reg(struct pt_regs *regs, unsigned long *ra)
  * leaf functions park %r14 and %r11 in call-clobbered FPRs.  An FPR is
  * the high half of its vector register, saved to the thread on demand.
  */
-static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum,
+static inline bool unwind_user_get_reg(struct task_struct *task,
+				       struct pt_regs *regs, unsigned int regnum,
 				       unsigned long *val)
 {
 	static const u8 fpr[] = { 0, 2, 4, 6, 1, 3, 5, 7,
@@ -88,8 +90,10 @@ static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum
 	}
 	if (regnum >= 16 + ARRAY_SIZE(fpr))
 		return false;
-	save_user_fpu_regs();
-	*val = current->thread.ufpu.vxrs[fpr[regnum - 16]].high;
+	/* Another task is not running: its registers are saved already. */
+	if (task == current)
+		save_user_fpu_regs();
+	*val = task->thread.ufpu.vxrs[fpr[regnum - 16]].high;
 	return true;
 }
 
@@ -103,6 +107,13 @@ static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum
 #define unwind_user_addr_end()						\
 	min_t(unsigned long, TASK_SIZE,					\
 	      current->mm ? READ_ONCE(current->mm->context.asce_limit) : 0)
+#define unwind_user_mm_addr_end(mm)					\
+({									\
+	struct mm_struct *__mm = (mm);					\
+									\
+	min_t(unsigned long, __mm->task_size,				\
+	      READ_ONCE(__mm->context.asce_limit));			\
+})
 
 /*
  * The signal frames of arch/s390/kernel/signal.c: a handler without

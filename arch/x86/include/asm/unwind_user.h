@@ -52,7 +52,8 @@ static inline bool unwind_user_fp_entry_insn(const u8 *code)
 
 #define UNWIND_USER_ENTRY_INSN_BYTES	4
 
-static inline unsigned int unwind_user_word_size(struct pt_regs *regs)
+static inline unsigned int unwind_user_word_size(struct task_struct *task,
+						 struct pt_regs *regs)
 {
 	return user_64bit_mode(regs) ? 8 : 4;
 }
@@ -68,7 +69,8 @@ static inline bool unwind_user_ra_reg(struct pt_regs *regs, unsigned long *ra)
 	return false;
 }
 
-static inline bool unwind_user_get_reg(struct pt_regs *regs, unsigned int regnum,
+static inline bool unwind_user_get_reg(struct task_struct *task,
+				       struct pt_regs *regs, unsigned int regnum,
 				       unsigned long *val)
 {
 	static const u8 offsets[] = {

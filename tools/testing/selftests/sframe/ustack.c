@@ -6,6 +6,14 @@
  *   leaf     main > chain_a > lib_ustack_mid (a linked library) > chain_c > leaf
  *   fork     the same in a child forked without exec, which inherits the
  *            sections
+ *   remote-* the same read by another process from /proc/<pid>/ustack:
+ *            a child blocked in the leaf's read() of a pipe (blocked), a
+ *            thread of this process so blocked (thread), a child spinning
+ *            in main > spin_a > lib_ustack_mid > spin_c > spin_leaf, which
+ *            cannot be read while it runs (running: EBUSY), then can once
+ *            stopped by SIGSTOP (stopped) and by a tracer (traced); and a
+ *            child that gave up root, which may not read this process's
+ *            file (denied: EACCES)
  *   dlopen   main > dl_a > dl_ustack_mid (a dlopen-ed library) > chain_c > leaf
  *   signal   main > signal > sig_a > sig_b, interrupted by a signal:
  *            handler > leaf
@@ -26,12 +34,15 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,14 +70,25 @@ struct ustack {
 };
 
 static int ustack_fd = -1;
+/* pread64() of the file; read() of a pipe for a thread to block in */
+static long ustack_nr = SYS_pread64;
 static struct ustack ustack_got;
 static bool ustack_no_sframe;
+static volatile int ustack_spinning = 1;
 
 /* The leaf: one system call, no frame of its own on most arches. */
 __attribute__((noinline)) long ustack_leaf(void)
 {
-	return sf_syscall4(SYS_pread64, ustack_fd, (long)ustack_got.text,
-			       sizeof(ustack_got.text) - 1, 0);
+	return sf_syscall4(ustack_nr, ustack_fd, (long)ustack_got.text,
+			   sizeof(ustack_got.text) - 1, 0);
+}
+
+/* A leaf that runs until killed, in user mode */
+__attribute__((noinline)) long ustack_spin_leaf(void)
+{
+	while (ustack_spinning)
+		__asm__ volatile("" : : : "memory");
+	return 0;
 }
 
 SF_CHAIN_FN(ustack_chain_c, (void), ustack_leaf())
@@ -74,6 +96,10 @@ SF_CHAIN_FN(ustack_chain_c, (void), ustack_leaf())
 SF_CHAIN_FN(ustack_chain_a, (void), lib_ustack_mid(ustack_chain_c))
 
 SF_CHAIN_FN(ustack_dl_a, (ustack_mid mid), mid(ustack_chain_c))
+
+SF_CHAIN_FN(ustack_spin_c, (void), ustack_spin_leaf())
+
+SF_CHAIN_FN(ustack_spin_a, (void), lib_ustack_mid(ustack_spin_c))
 
 __attribute__((noinline)) void ustack_handler(int sig)
 {
@@ -315,6 +341,198 @@ static void ustack_jit(void)
 	munmap(text, 2 * page);
 }
 
+#define USTACK_REMOTE_WAIT_MS	20000
+
+/* Waits until @pid's thread @tid is blocked in read(), as its syscall file says */
+static bool ustack_wait_read(int pid, int tid)
+{
+	long t0 = sf_now_ms(), nr;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	while (sf_now_ms() - t0 < USTACK_REMOTE_WAIT_MS) {
+		f = fopen(path, "r");
+		if (f && fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%ld", &nr) == 1 && nr == SYS_read) {
+			fclose(f);
+			return true;
+		}
+		if (f)
+			fclose(f);
+		usleep(10000);
+	}
+	return SF_CHECK(false, "thread %d of %d not blocked in read()", tid, pid);
+}
+
+/* Reads another thread's file into ustack_got: 0, or the errno of the read */
+static int ustack_read_remote(int pid, int tid)
+{
+	char path[64];
+	long got;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/ustack", pid, tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return errno;
+	memset(&ustack_got, 0, sizeof(ustack_got));
+	got = pread(fd, ustack_got.text, sizeof(ustack_got.text) - 1, 0);
+	err = errno;
+	close(fd);
+	if (got < 0)
+		return err;
+	ustack_take_result(got);
+	return 0;
+}
+
+static void ustack_remote_blocked(const char *const *want)
+{
+	int pipefd[2], status = 0;
+	pid_t pid;
+
+	if (!SF_CHECK(!pipe(pipefd), "pipe"))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(pipefd[1]);
+		ustack_fd = pipefd[0];
+		ustack_nr = SYS_read;
+		ustack_chain_a();
+		_exit(0);
+	}
+	close(pipefd[0]);
+	if (SF_CHECK(pid > 0, "fork") && ustack_wait_read(pid, pid) &&
+	    SF_CHECK(!ustack_read_remote(pid, pid), "reading the child's ustack: %m"))
+		ustack_check("remote-blocked", &ustack_got, want);
+	close(pipefd[1]);
+	if (pid > 0)
+		SF_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+			 !WEXITSTATUS(status), "the blocked child failed (status %#x)",
+			 status);
+}
+
+static int ustack_thread_tid;
+
+__attribute__((noinline)) void *ustack_thread_main(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&ustack_thread_tid, sf_syscall4(SYS_gettid, 0, 0, 0, 0),
+			 __ATOMIC_RELEASE);
+	ustack_chain_a();
+	__asm__ volatile("" : : : "memory");
+	return NULL;
+}
+
+static void ustack_remote_thread(void)
+{
+	static const char *const want[] = {
+		"ustack_leaf", "ustack_chain_c", "lib_ustack_mid",
+		"ustack_chain_a", "ustack_thread_main", NULL
+	};
+	int pipefd[2], fd = ustack_fd, tid;
+	pthread_t thread;
+
+	if (!SF_CHECK(!pipe(pipefd), "pipe"))
+		return;
+	ustack_fd = pipefd[0];
+	ustack_nr = SYS_read;
+	if (SF_CHECK(!pthread_create(&thread, NULL, ustack_thread_main, NULL),
+		     "pthread_create")) {
+		while (!(tid = __atomic_load_n(&ustack_thread_tid, __ATOMIC_ACQUIRE)))
+			usleep(1000);
+		if (ustack_wait_read(getpid(), tid) &&
+		    SF_CHECK(!ustack_read_remote(getpid(), tid),
+			     "reading the thread's ustack: %m"))
+			ustack_check("remote-thread", &ustack_got, want);
+		close(pipefd[1]);
+		pthread_join(thread, NULL);
+	} else {
+		close(pipefd[1]);
+	}
+	close(pipefd[0]);
+	ustack_fd = fd;
+	ustack_nr = SYS_pread64;
+}
+
+/* A running child cannot be read; stopped, or traced, it can. */
+static void ustack_remote_spin(void)
+{
+	static const char *const want[] = {
+		"ustack_spin_leaf", "ustack_spin_c", "lib_ustack_mid",
+		"ustack_spin_a", "main", NULL
+	};
+	int ready[2], status = 0, err;
+	pid_t pid;
+	char c = 0;
+
+	if (!SF_CHECK(!pipe(ready), "pipe"))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(ready[0]);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		ustack_spin_a();
+		_exit(0);
+	}
+	close(ready[1]);
+	if (!SF_CHECK(pid > 0 && read(ready[0], &c, 1) == 1, "the spinning child"))
+		goto out;
+	usleep(50000);
+	err = ustack_read_remote(pid, pid);
+	SF_CHECK(err == EBUSY, "remote-running: read gave %s, not EBUSY",
+		 err ? strerror(err) : "a stack");
+
+	if (SF_CHECK(!kill(pid, SIGSTOP) && waitpid(pid, &status, WUNTRACED) == pid &&
+		     WIFSTOPPED(status), "stopping the child") &&
+	    SF_CHECK(!(err = ustack_read_remote(pid, pid)),
+		     "remote-stopped: %s", strerror(err)))
+		ustack_check("remote-stopped", &ustack_got, want);
+	kill(pid, SIGCONT);
+
+	if (SF_CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0) &&
+		     !ptrace(PTRACE_INTERRUPT, pid, 0, 0) &&
+		     waitpid(pid, &status, 0) == pid && WIFSTOPPED(status),
+		     "tracing the child: %m") &&
+	    SF_CHECK(!(err = ustack_read_remote(pid, pid)),
+		     "remote-traced: %s", strerror(err)))
+		ustack_check("remote-traced", &ustack_got, want);
+out:
+	close(ready[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+}
+
+/* A process that may not ptrace this one may not read its stack either. */
+static void ustack_remote_denied(void)
+{
+	int status = 0, err, parent = getpid();
+	pid_t pid;
+
+	if (geteuid()) {
+		sf_note("remote-denied: not root, nothing to give up");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		if (setresuid(65534, 65534, 65534))
+			_exit(2);
+		err = ustack_read_remote(parent, parent);
+		_exit(err == EACCES ? 0 : 1);
+	}
+	if (SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+		     "the unprivileged child (status %#x)", status))
+		SF_CHECK(!WEXITSTATUS(status),
+			 "remote-denied: %s", WEXITSTATUS(status) == 2 ?
+			 "setresuid failed" : "read did not fail with EACCES");
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const want_leaf[] = {
@@ -342,8 +560,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		/* The inherited file is the parent's: another process's stack. */
-		SF_CHECK(ustack_leaf() < 0, "read the parent's ustack from a child");
+		/* The inherited file is the parent's thread's, not this one's. */
 		close(ustack_fd);
 		ustack_fd = open("/proc/thread-self/ustack", O_RDONLY);
 		memset(&ustack_got, 0, sizeof(ustack_got));
@@ -355,6 +572,11 @@ int main(int argc, char **argv)
 	if (SF_CHECK(pid > 0, "fork") && SF_CHECK(waitpid(pid, &status, 0) == pid, "waitpid"))
 		SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
 			 "the forked child failed (status %#x)", status);
+
+	ustack_remote_blocked(want_leaf);
+	ustack_remote_thread();
+	ustack_remote_spin();
+	ustack_remote_denied();
 
 	h = dlopen(ustack_no_sframe ? "libsf-ustack-dl-nosf.so" : "libsf-ustack-dl.so",
 		   RTLD_NOW);

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-ustack-remote [--audit MODULE] PKGDIR PROGRAM [ARG...]: the user stack
+ * of an unmodified program, read from /proc/<pid>/ustack by another
+ * process while the program waits for input.
+ *
+ * PROGRAM is a Debian package's, in PKGDIR with its libraries and loader
+ * (tools/vm/guest-tool); it runs through that loader, under MODULE as
+ * LD_AUDIT with --audit, reading its standard input from a pipe that stays
+ * empty.  Once /proc/<pid>/syscall shows it blocked in read(), its stack
+ * is read twice and checked: both reads agree, the first frame is in the C
+ * library, and under the module (SFrame made from .eh_frame as each object
+ * loads) every later frame was found by SFrame, some are PROGRAM's own and
+ * the last returns into PROGRAM's _start, which no walk reaches unless
+ * each frame between was right.  Without the module the frames found are
+ * counted, not checked: that is what is missing.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sframe_test.h"
+
+#define RU_ARGS		16
+#define RU_FRAMES	256
+#define RU_TEXT		16384
+#define RU_LINE		4096
+#define RU_WAIT_MS	60000
+/* A return address into _start lies this close to the entry point */
+#define RU_ENTRY_BYTES	64
+
+struct ru_stack {
+	int		n;
+	unsigned long	ip[RU_FRAMES];
+	char		method[RU_FRAMES][8];
+	char		text[RU_TEXT];
+};
+
+static char ru_loader[PATH_MAX], ru_program[PATH_MAX], ru_audit[PATH_MAX];
+
+static bool ru_find(const char *dir, const char *name)
+{
+	char path[PATH_MAX], loader[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.loader", dir);
+	f = fopen(path, "r");
+	if (!SF_CHECK(f && fgets(loader, sizeof(loader), f), "%s: %m", path)) {
+		if (f)
+			fclose(f);
+		return false;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s", dir, strtok(loader, "\n"));
+	if (!SF_CHECK(realpath(path, ru_loader), "%s: %m", path))
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return SF_CHECK(realpath(path, ru_program), "%s: %m", path);
+}
+
+/* PROGRAM through its loader, reading from @in, its output discarded */
+static pid_t ru_spawn(const char *dir, char **argv, const int *in)
+{
+	char *args[RU_ARGS + 4];
+	unsigned int n = 0;
+	pid_t child = fork();
+
+	if (child)
+		return child;
+	close(in[1]);
+	if (dup2(in[0], 0) < 0 || !freopen("/dev/null", "w", stdout))
+		_exit(126);
+	if (*ru_audit && setenv("LD_AUDIT", ru_audit, 1))
+		_exit(126);
+	args[n++] = ru_loader;
+	args[n++] = "--library-path";
+	args[n++] = (char *)dir;
+	args[n++] = ru_program;
+	while (*++argv && n < RU_ARGS + 3)
+		args[n++] = *argv;
+	args[n] = NULL;
+	execv(ru_loader, args);
+	_exit(127);
+}
+
+/* Waits until @pid is blocked in read(); false if it exits or never is */
+static bool ru_wait_read(pid_t pid)
+{
+	long t0 = sf_now_ms(), nr;
+	char path[64], line[256];
+	int status;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	while (sf_now_ms() - t0 < RU_WAIT_MS) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			sf_fail("%s exited (status %#x) before it read", ru_program, status);
+			return false;
+		}
+		f = fopen(path, "r");
+		if (f && fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%ld", &nr) == 1 && nr == SYS_read) {
+			fclose(f);
+			return true;
+		}
+		if (f)
+			fclose(f);
+		usleep(20000);
+	}
+	sf_fail("%s not blocked in read() after %d ms", ru_program, RU_WAIT_MS);
+	return false;
+}
+
+static bool ru_read_stack(pid_t pid, struct ru_stack *s)
+{
+	char path[64], *line, *next;
+	ssize_t got, len = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/ustack", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (!SF_CHECK(fd >= 0, "%s: %m", path))
+		return false;
+	while ((got = read(fd, s->text + len, sizeof(s->text) - 1 - len)) > 0)
+		len += got;
+	close(fd);
+	if (!SF_CHECK(!got && len > 0, "reading %s: %s", path,
+		      got ? strerror(errno) : "empty"))
+		return false;
+	s->text[len] = 0;
+	s->n = 0;
+	for (line = s->text; *line && s->n < RU_FRAMES; line = next) {
+		next = strchr(line, '\n');
+		if (!SF_CHECK(next, "unterminated line '%s'", line))
+			return false;
+		*next++ = 0;
+		if (!SF_CHECK(sscanf(line, "0x%lx %7s", &s->ip[s->n], s->method[s->n]) == 2,
+			      "bad line '%s'", line))
+			return false;
+		s->n++;
+	}
+	return true;
+}
+
+/* The file @pid maps at @ip, into @name; false if none */
+static bool ru_file_at(pid_t pid, unsigned long ip, char *name, size_t size)
+{
+	char path[64], line[RU_LINE], file[RU_LINE];
+	unsigned long start, end;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %4095s", &start, &end, file) == 3 &&
+		    ip >= start && ip < end) {
+			snprintf(name, size, "%s", file);
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* PROGRAM's entry point in @pid */
+static unsigned long ru_entry(pid_t pid)
+{
+	char path[64], line[RU_LINE], file[RU_LINE];
+	unsigned long start, off, entry = 0;
+	Elf64_Ehdr eh;
+	FILE *f, *m;
+
+	f = fopen(ru_program, "r");
+	if (!f || fread(&eh, sizeof(eh), 1, f) != 1) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	m = fopen(path, "r");
+	while (m && !entry && fgets(line, sizeof(line), m))
+		if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %4095s", &start, &off, file) == 3 &&
+		    !off && !strcmp(file, ru_program))
+			entry = eh.e_entry + (eh.e_type == ET_DYN ? start : 0);
+	if (m)
+		fclose(m);
+	return entry;
+}
+
+static bool ru_same(const struct ru_stack *a, const struct ru_stack *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->ip[i] != b->ip[i] || strcmp(a->method[i], b->method[i]))
+			return false;
+	return true;
+}
+
+static void ru_show(pid_t pid, const struct ru_stack *s)
+{
+	char file[RU_LINE];
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		sf_info("  %#lx %-6s %s", s->ip[i], s->method[i],
+			ru_file_at(pid, s->ip[i], file, sizeof(file)) ? file : "?");
+}
+
+static void ru_check(pid_t pid, const struct ru_stack *s)
+{
+	unsigned long entry = ru_entry(pid);
+	char file[RU_LINE];
+	int i, own = 0, sframe = 0;
+	bool at_start;
+
+	if (!SF_CHECK(s->n >= 1, "no frames"))
+		return;
+	for (i = 1; i < s->n; i++) {
+		sframe += !strcmp(s->method[i], "sframe");
+		own += ru_file_at(pid, s->ip[i], file, sizeof(file)) &&
+		       !strcmp(file, ru_program);
+	}
+	at_start = entry && s->ip[s->n - 1] - entry < RU_ENTRY_BYTES;
+	SF_CHECK(ru_file_at(pid, s->ip[0], file, sizeof(file)) &&
+		 strstr(file, "/libc.so"),
+		 "first frame %#lx is not in the C library", s->ip[0]);
+	if (!*ru_audit) {
+		sf_note("without the module: %d frames, %d by SFrame, %d of the program's; %s",
+			s->n, sframe, own,
+			at_start ? "to _start" : "_start not reached");
+		return;
+	}
+	if (SF_CHECK(entry, "%s's entry point not found", ru_program) &&
+	    SF_CHECK(sframe == s->n - 1, "%d of %d frames by SFrame", sframe, s->n - 1) &&
+	    SF_CHECK(own >= 2, "%d frames in %s", own, ru_program) &&
+	    SF_CHECK(at_start, "last frame %#lx is not in _start (entry %#lx)",
+		     s->ip[s->n - 1], entry))
+		sf_note("under the module: %d frames, from the C library's read() through %d of the program's to _start, all by SFrame",
+			s->n, own);
+	else
+		ru_show(pid, s);
+}
+
+int main(int argc, char **argv)
+{
+	static struct ru_stack first, again;
+	int in[2], status;
+	const char *dir;
+	pid_t pid;
+
+	if (argc > 2 && !strcmp(argv[1], "--audit")) {
+		if (!SF_CHECK(realpath(argv[2], ru_audit), "%s: %m", argv[2]))
+			sf_exit();
+		argv += 2;
+		argc -= 2;
+	}
+	if (!SF_CHECK(argc >= 3 && argc - 2 <= RU_ARGS,
+		      "usage: sf-ustack-remote [--audit MODULE] PKGDIR PROGRAM [ARG...]"))
+		sf_exit();
+	dir = argv[1];
+	if (!ru_find(dir, argv[2]) || !SF_CHECK(!pipe(in), "pipe: %m"))
+		sf_exit();
+	pid = ru_spawn(dir, argv + 2, in);
+	close(in[0]);
+	if (!SF_CHECK(pid > 0, "fork: %m"))
+		sf_exit();
+	if (ru_wait_read(pid) && ru_read_stack(pid, &first) &&
+	    ru_read_stack(pid, &again)) {
+		if (!SF_CHECK(ru_same(&first, &again),
+			      "two reads of a blocked task differ"))
+			ru_show(pid, &again);
+		ru_check(pid, &first);
+	}
+	/* End of input: PROGRAM finishes as it would at the end of a script. */
+	close(in[1]);
+	if (SF_CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %m"))
+		SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
+			 "%s: status %#x", ru_program, status);
+	sf_exit();
+}

@@ -1,3 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* What the walker takes from <linux/compat.h>: see walker_internal.h */
-#include "walker_internal.h"
