@@ -471,13 +471,14 @@ void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 EXPORT_SYMBOL_IF_KUNIT(__unwind_user_start);
 
 /*
- * Begins a walk at the user registers @regs of the current task; -EINVAL
- * (and a walk that is done) when it has no user stack there.
+ * Begins a walk at the user registers @regs of @task; -EINVAL (and a walk
+ * that is done) when it has no user stack there.
  */
 static int unwind_user_start_regs(struct unwind_user_state *state,
+				  struct task_struct *task,
 				  struct pt_regs *regs, bool nofault)
 {
-	if ((current->flags & PF_KTHREAD) || !user_mode(regs)) {
+	if ((task->flags & PF_KTHREAD) || !user_mode(regs)) {
 		memset(state, 0, sizeof(*state));
 		state->done = true;
 		return -EINVAL;
@@ -485,7 +486,8 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
 	__unwind_user_start(state, instruction_pointer(regs),
 			    user_stack_pointer(regs),
 			    unwind_user_frame_pointer(regs),
-			    unwind_user_word_size(current, regs), nofault);
+			    unwind_user_word_size(task, regs), nofault);
+	state->task = task;
 	state->regs = regs;
 	state->ra_known = unwind_user_ra_reg(regs, &state->ra);
 	return state->done ? -EINVAL : 0;
@@ -504,7 +506,8 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
  */
 int unwind_user_start(struct unwind_user_state *state, bool nofault)
 {
-	return unwind_user_start_regs(state, task_pt_regs(current), nofault);
+	return unwind_user_start_regs(state, current, task_pt_regs(current),
+				      nofault);
 }
 
 /**
@@ -529,21 +532,12 @@ int unwind_user_start_remote(struct unwind_user_state *state,
 			     struct task_struct *task, struct mm_struct *mm,
 			     struct pt_regs *regs)
 {
+	int ret;
+
 	might_fault();
-	if ((task->flags & PF_KTHREAD) || !user_mode(regs)) {
-		memset(state, 0, sizeof(*state));
-		state->done = true;
-		return -EINVAL;
-	}
-	__unwind_user_start(state, instruction_pointer(regs),
-			    user_stack_pointer(regs),
-			    unwind_user_frame_pointer(regs),
-			    unwind_user_word_size(task, regs), false);
+	ret = unwind_user_start_regs(state, task, regs, false);
 	state->mm = mm;
-	state->task = task;
-	state->regs = regs;
-	state->ra_known = unwind_user_ra_reg(regs, &state->ra);
-	return state->done ? -EINVAL : 0;
+	return ret;
 }
 
 /* Hands each frame's address to @consume until it or the walk says stop. */
@@ -654,7 +648,7 @@ bool unwind_user_walk_nofault(struct pt_regs *regs,
 	    unwind_user_word_size(current, regs) != sizeof(long))
 		return false;
 	pagefault_disable();
-	unwind_user_start_regs(&state, regs, true);
+	unwind_user_start_regs(&state, current, regs, true);
 	unwind_user_consume(&state, consume, cookie);
 	pagefault_enable();
 	return true;

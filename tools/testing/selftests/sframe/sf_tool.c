@@ -3,6 +3,7 @@
  * A Debian tool in the guest, run through its own loader: see sf_tool.h.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +37,16 @@ bool sf_tool_init(const char *dir, const char *tool)
 	snprintf(sf_tool_loader, sizeof(sf_tool_loader), "%s/%s", dir, strtok(loader, "\n"));
 	snprintf(sf_tool_path, sizeof(sf_tool_path), "%s/%s", dir, tool);
 	return true;
+}
+
+/*
+ * The loader's and the tool's paths with every link resolved, as
+ * /proc/<pid>/maps names them: into @loader and @tool, PATH_MAX each.
+ */
+bool sf_tool_realpaths(char *loader, char *tool)
+{
+	return SF_CHECK(realpath(sf_tool_loader, loader), "%s: %m", sf_tool_loader) &&
+	       SF_CHECK(realpath(sf_tool_path, tool), "%s: %m", sf_tool_path);
 }
 
 /* Runs the tool with @args (NULL-terminated); its output comes through the pipe returned. */

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 bool sf_tool_init(const char *dir, const char *tool);
+bool sf_tool_realpaths(char *loader, char *tool);
 FILE *sf_tool_run(const char *const *args, pid_t *pid);
 bool sf_tool_wait(pid_t pid, const char *what);
 

@@ -348,3 +348,29 @@ bool sf_kstack_has(int tid, const char *fn, char *line, size_t size)
 	}
 	return found;
 }
+
+/*
+ * Waits up to @ms for thread @tid of process @pid to be blocked in system
+ * call @nr, as /proc/<pid>/task/<tid>/syscall shows it.
+ */
+bool sf_wait_syscall(int pid, int tid, long nr, long ms)
+{
+	long deadline = sf_now_ms() + ms, got;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	do {
+		f = fopen(path, "r");
+		got = -1;
+		if (f && (!fgets(line, sizeof(line), f) ||
+			  sscanf(line, "%ld", &got) != 1))
+			got = -1;
+		if (f)
+			fclose(f);
+		if (got == nr)
+			return true;
+		usleep(10000);
+	} while (sf_now_ms() < deadline);
+	return false;
+}

@@ -61,5 +61,6 @@ int sf_param_set(const char *name, long value);
 
 long sf_now_ms(void);
 bool sf_kstack_has(int tid, const char *fn, char *line, size_t size);
+bool sf_wait_syscall(int pid, int tid, long nr, long ms);
 
 #endif /* _SFRAME_TEST_H */

@@ -6,8 +6,10 @@
  * callchains.  The walk on the way back to user space needs the section,
  * faults, and waits for a userfaultfd answer that never comes.  Checked:
  * the child does get stuck there (its kernel stack shows
- * handle_userfault), yet dies at once of SIGKILL, and its section goes
- * with it.  (The in-interrupt walk of sync callchains cannot fault: it
+ * handle_userfault), another process reading its /proc/<pid>/ustack
+ * meanwhile is not held up by the page (the walk reads the section as
+ * /proc/<pid>/mem would, and that read fails at once), yet the child dies
+ * at once of SIGKILL, and its section goes with it.  (The in-interrupt walk of sync callchains cannot fault: it
  * falls back to frame pointers, which sf-stress's samplers exercise.)
  */
 #define _GNU_SOURCE
@@ -30,6 +32,7 @@
 
 #define UFFD_STUCK_WAIT_MS	20000
 #define UFFD_DIE_WAIT_MS	10000
+#define UFFD_READ_WAIT_MS	10000
 
 /* The child: never returns; exits 1 when a step fails, after saying why */
 static void uffd_child(int ready)
@@ -75,6 +78,51 @@ static void uffd_child(int ready)
 		((void (*)(void))text)();
 }
 
+/* Reads the stuck child's ustack from another process, which must not wait. */
+static void uffd_read_remote(pid_t pid)
+{
+	char path[64], text[4096];
+	struct pollfd pfd;
+	int p[2], fd, status;
+	unsigned long ip;
+	pid_t reader;
+	long n = 0;
+
+	if (!SF_CHECK(!pipe(p), "pipe: %m"))
+		return;
+	reader = fork();
+	if (!reader) {
+		close(p[0]);
+		snprintf(path, sizeof(path), "/proc/%d/ustack", (int)pid);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+		n = n < 0 ? -errno : n;
+		if (write(p[1], &n, sizeof(n)) != sizeof(n) ||
+		    (n > 0 && write(p[1], text, n) != n))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	if (SF_CHECK(reader > 0, "fork: %m") &&
+	    SF_CHECK(poll(&pfd, 1, UFFD_READ_WAIT_MS) == 1 &&
+		     read(p[0], &n, sizeof(n)) == sizeof(n),
+		     "reading the stuck child's ustack took over %d s",
+		     UFFD_READ_WAIT_MS / 1000) &&
+	    SF_CHECK(n > 0, "reading the stuck child's ustack: %s", strerror(-n))) {
+		n = read(p[0], text, n);
+		text[n > 0 ? n : 0] = 0;
+		if (SF_CHECK(sscanf(text, "0x%lx", &ip) == 1, "bad ustack '%s'", text))
+			sf_note("another process read the stuck child's stack at once, from %#lx",
+				ip);
+	}
+	close(p[0]);
+	if (reader > 0) {
+		kill(reader, SIGKILL);
+		waitpid(reader, &status, 0);
+	}
+}
+
 int main(void)
 {
 	long sections = sf_param_get("sections"), deadline;
@@ -114,6 +162,8 @@ int main(void)
 	}
 	SF_CHECK(stuck, "no walk waited on the missing page in %d s%s",
 		 UFFD_STUCK_WAIT_MS / 1000, ready ? "" : " (nor did the child get ready)");
+	if (stuck)
+		uffd_read_remote(pid);
 
 out:
 	kill(pid, SIGKILL);

@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sf_tool.h"
 #include "sframe_test.h"
 
 #define RU_ARGS		16
@@ -46,26 +47,6 @@ struct ru_stack {
 };
 
 static char ru_loader[PATH_MAX], ru_program[PATH_MAX], ru_audit[PATH_MAX];
-
-static bool ru_find(const char *dir, const char *name)
-{
-	char path[PATH_MAX], loader[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/.loader", dir);
-	f = fopen(path, "r");
-	if (!SF_CHECK(f && fgets(loader, sizeof(loader), f), "%s: %m", path)) {
-		if (f)
-			fclose(f);
-		return false;
-	}
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/%s", dir, strtok(loader, "\n"));
-	if (!SF_CHECK(realpath(path, ru_loader), "%s: %m", path))
-		return false;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return SF_CHECK(realpath(path, ru_program), "%s: %m", path);
-}
 
 /* PROGRAM through its loader, reading from @in, its output discarded */
 static pid_t ru_spawn(const char *dir, char **argv, const int *in)
@@ -90,34 +71,6 @@ static pid_t ru_spawn(const char *dir, char **argv, const int *in)
 	args[n] = NULL;
 	execv(ru_loader, args);
 	_exit(127);
-}
-
-/* Waits until @pid is blocked in read(); false if it exits or never is */
-static bool ru_wait_read(pid_t pid)
-{
-	long t0 = sf_now_ms(), nr;
-	char path[64], line[256];
-	int status;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	while (sf_now_ms() - t0 < RU_WAIT_MS) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			sf_fail("%s exited (status %#x) before it read", ru_program, status);
-			return false;
-		}
-		f = fopen(path, "r");
-		if (f && fgets(line, sizeof(line), f) &&
-		    sscanf(line, "%ld", &nr) == 1 && nr == SYS_read) {
-			fclose(f);
-			return true;
-		}
-		if (f)
-			fclose(f);
-		usleep(20000);
-	}
-	sf_fail("%s not blocked in read() after %d ms", ru_program, RU_WAIT_MS);
-	return false;
 }
 
 static bool ru_read_stack(pid_t pid, struct ru_stack *s)
@@ -272,13 +225,17 @@ int main(int argc, char **argv)
 		      "usage: sf-ustack-remote [--audit MODULE] PKGDIR PROGRAM [ARG...]"))
 		sf_exit();
 	dir = argv[1];
-	if (!ru_find(dir, argv[2]) || !SF_CHECK(!pipe(in), "pipe: %m"))
+	if (!sf_tool_init(dir, argv[2]) ||
+	    !sf_tool_realpaths(ru_loader, ru_program) ||
+	    !SF_CHECK(!pipe(in), "pipe: %m"))
 		sf_exit();
 	pid = ru_spawn(dir, argv + 2, in);
 	close(in[0]);
 	if (!SF_CHECK(pid > 0, "fork: %m"))
 		sf_exit();
-	if (ru_wait_read(pid) && ru_read_stack(pid, &first) &&
+	if (SF_CHECK(sf_wait_syscall(pid, pid, SYS_read, RU_WAIT_MS),
+		     "%s not blocked in read() after %d ms", ru_program, RU_WAIT_MS) &&
+	    ru_read_stack(pid, &first) &&
 	    ru_read_stack(pid, &again)) {
 		if (!SF_CHECK(ru_same(&first, &again),
 			      "two reads of a blocked task differ"))

@@ -343,26 +343,10 @@ static void ustack_jit(void)
 
 #define USTACK_REMOTE_WAIT_MS	20000
 
-/* Waits until @pid's thread @tid is blocked in read(), as its syscall file says */
 static bool ustack_wait_read(int pid, int tid)
 {
-	long t0 = sf_now_ms(), nr;
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	while (sf_now_ms() - t0 < USTACK_REMOTE_WAIT_MS) {
-		f = fopen(path, "r");
-		if (f && fgets(line, sizeof(line), f) &&
-		    sscanf(line, "%ld", &nr) == 1 && nr == SYS_read) {
-			fclose(f);
-			return true;
-		}
-		if (f)
-			fclose(f);
-		usleep(10000);
-	}
-	return SF_CHECK(false, "thread %d of %d not blocked in read()", tid, pid);
+	return SF_CHECK(sf_wait_syscall(pid, tid, SYS_read, USTACK_REMOTE_WAIT_MS),
+			"thread %d of %d not blocked in read()", tid, pid);
 }
 
 /* Reads another thread's file into ustack_got: 0, or the errno of the read */
