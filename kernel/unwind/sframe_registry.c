@@ -893,6 +893,17 @@ static struct sframe_entry *sframe_entry_at(struct mm_struct *mm,
 	return r->entry;
 }
 
+/* The usable entry describing @ip, with a reference, for a lookup that may sleep */
+static struct sframe_entry *sframe_entry_get(struct mm_struct *mm,
+					     unsigned long ip)
+{
+	struct sframe_entry *e;
+
+	guard(rcu)();
+	e = sframe_entry_at(mm, ip);
+	return e && refcount_inc_not_zero(&e->ref) ? e : NULL;
+}
+
 static void sframe_cache_work(struct callback_head *work)
 {
 	struct sframe_entry *e = container_of(work, struct sframe_entry, cache_work);
@@ -950,11 +961,7 @@ int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
 	int ret;
 
 	might_fault();
-	scoped_guard(rcu) {
-		e = sframe_entry_at(current->mm, ip);
-		if (e && !refcount_inc_not_zero(&e->ref))
-			e = NULL;
-	}
+	e = sframe_entry_get(current->mm, ip);
 	if (!e)
 		return -ENOENT;
 
@@ -1020,11 +1027,7 @@ int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
 	int ret;
 
 	might_fault();
-	scoped_guard(rcu) {
-		e = sframe_entry_at(mm, ip);
-		if (e && !refcount_inc_not_zero(&e->ref))
-			e = NULL;
-	}
+	e = sframe_entry_get(mm, ip);
 	if (!e)
 		return -ENOENT;
 	ret = sframe_find_remote(&e->sec, mm, ip, frame, budget);

@@ -67,23 +67,33 @@ static int unwind_user_copy(struct unwind_user_state *state, void *dst,
 	return copy_from_user(dst, (void __user *)addr, len) ? -EFAULT : 0;
 }
 
+/* A word of another task's memory, read as get_user() of that width would */
+static int unwind_user_read_remote(struct unwind_user_state *state,
+				   unsigned long addr, unsigned long *word)
+{
+	u32 w;
+
+	if (state->ws != sizeof(w))
+		return unwind_user_copy(state, word, addr, sizeof(*word));
+	if (unwind_user_copy(state, &w, addr, sizeof(w)))
+		return -EFAULT;
+	*word = w;
+	return 0;
+}
+
 static int unwind_user_read(struct unwind_user_state *state, unsigned long addr,
 			    unsigned long *word)
 {
+	if (state->mm)
+		return unwind_user_read_remote(state, addr, word);
 	if (state->ws == sizeof(u32)) {
 		u32 w;
 
-		if (state->mm) {
-			if (unwind_user_copy(state, &w, addr, sizeof(w)))
-				return -EFAULT;
-		} else if (get_user(w, (u32 __user *)addr)) {
+		if (get_user(w, (u32 __user *)addr))
 			return -EFAULT;
-		}
 		*word = w;
 		return 0;
 	}
-	if (state->mm)
-		return unwind_user_copy(state, word, addr, sizeof(*word));
 	return get_user(*word, (unsigned long __user *)addr) ? -EFAULT : 0;
 }
 
