@@ -98,19 +98,47 @@ static int cfi_reg(struct cfi_run *r, uint64_t *reg)
 	return ret;
 }
 
-/* @v times the data alignment factor, with overflow checked */
-static int cfi_factor(struct cfi_run *r, int64_t v, int64_t *off)
+/*
+ * A factored offset: signed LEB128 for the _sf opcodes (@sf), else
+ * unsigned, times the data alignment factor; an overflow is an error, not
+ * a wrong rule.
+ */
+static int cfi_factored(struct cfi_run *r, bool sf, int64_t *off)
 {
+	uint64_t u;
+	int64_t v;
+	int ret = sf ? cfi_sleb(r, &v) : cfi_uleb(r, &u);
+
+	if (ret)
+		return ret;
+	if (!sf) {
+		if (u > INT64_MAX)
+			return eh_err(r->ctx, -EINVAL, "factored offset overflows");
+		v = (int64_t)u;
+	}
 	if (__builtin_mul_overflow(v, r->p->cie->data_align, off))
 		return eh_err(r->ctx, -EINVAL, "factored offset overflows");
 	return 0;
 }
 
-static int cfi_ufactor(struct cfi_run *r, uint64_t v, int64_t *off)
+/*
+ * The offset of DW_CFA_def_cfa and DW_CFA_def_cfa_offset: unlike a
+ * register's, not factored, unless the opcode is an _sf one (@sf).
+ */
+static int cfi_cfa_off(struct cfi_run *r, bool sf, int64_t *off)
 {
-	if (v > INT64_MAX)
-		return eh_err(r->ctx, -EINVAL, "factored offset overflows");
-	return cfi_factor(r, (int64_t)v, off);
+	uint64_t u;
+	int ret;
+
+	if (sf)
+		return cfi_factored(r, true, off);
+	ret = cfi_uleb(r, &u);
+	if (ret)
+		return ret;
+	if (u > INT64_MAX)
+		return eh_err(r->ctx, -EINVAL, "CFA offset overflows");
+	*off = (int64_t)u;
+	return 0;
 }
 
 /* The tracked rule of register @reg, or NULL for a register not tracked */
@@ -130,6 +158,26 @@ static void cfi_set(struct cfi_reg_rule *rule, uint8_t kind, uint64_t reg, int64
 	rule->kind = kind;
 	rule->reg = reg;
 	rule->off = off;
+}
+
+/*
+ * The rules with a factored offset, all read alike: DW_CFA_offset (@op
+ * without its register bits), DW_CFA_val_offset, and their _extended, _sf
+ * and GNU negative forms.  @reg is read already; the offset follows.
+ */
+static int cfi_offset_rule(struct cfi_run *r, struct cfi_state *st, uint8_t op, uint64_t reg)
+{
+	bool sf = op == DW_CFA_offset_extended_sf || op == DW_CFA_val_offset_sf;
+	bool val = op == DW_CFA_val_offset || op == DW_CFA_val_offset_sf;
+	int64_t off;
+	int ret = cfi_factored(r, sf, &off);
+
+	if (ret)
+		return ret;
+	if (op == DW_CFA_GNU_negative_offset_extended)
+		off = -off;
+	cfi_set(cfi_tracked(r, st, reg), val ? CFI_VAL_OFFSET : CFI_OFFSET, 0, off);
+	return 0;
 }
 
 /* Reads a DWARF expression block; *@blk and *@len say where it is. */
@@ -310,7 +358,7 @@ static int cfi_exec(struct cfi_run *r, struct cfi_state *st, const struct cfi_st
 	struct cfi_reg_rule *rule;
 	uint64_t loc = 0, u = 0, reg = 0, reg2 = 0, delta, len = 0;
 	size_t op_at, blk;
-	int64_t s = 0, off = 0;
+	int64_t off = 0;
 	uint8_t op;
 	int ret;
 
@@ -324,11 +372,7 @@ static int cfi_exec(struct cfi_run *r, struct cfi_state *st, const struct cfi_st
 			delta = op & 0x3f;
 			goto advance;
 		case DW_CFA_offset:
-			ret = cfi_uleb(r, &u);
-			if (!ret)
-				ret = cfi_ufactor(r, u, &off);
-			if (!ret)
-				cfi_set(cfi_tracked(r, st, op & 0x3f), CFI_OFFSET, 0, off);
+			ret = cfi_offset_rule(r, st, DW_CFA_offset, op & 0x3f);
 			goto next;
 		case DW_CFA_restore:
 			reg = op & 0x3f;
@@ -365,35 +409,13 @@ advance:
 			return eh_err(r->ctx, -EOPNOTSUPP, "DW_CFA_set_loc at %#zx not supported",
 				      op_at);
 		case DW_CFA_offset_extended:
-		case DW_CFA_val_offset:
-			ret = cfi_reg(r, &reg);
-			if (!ret)
-				ret = cfi_uleb(r, &u);
-			if (!ret)
-				ret = cfi_ufactor(r, u, &off);
-			if (!ret)
-				cfi_set(cfi_tracked(r, st, reg), op == DW_CFA_val_offset ?
-					CFI_VAL_OFFSET : CFI_OFFSET, 0, off);
-			break;
 		case DW_CFA_offset_extended_sf:
+		case DW_CFA_val_offset:
 		case DW_CFA_val_offset_sf:
-			ret = cfi_reg(r, &reg);
-			if (!ret)
-				ret = cfi_sleb(r, &s);
-			if (!ret)
-				ret = cfi_factor(r, s, &off);
-			if (!ret)
-				cfi_set(cfi_tracked(r, st, reg), op == DW_CFA_val_offset_sf ?
-					CFI_VAL_OFFSET : CFI_OFFSET, 0, off);
-			break;
 		case DW_CFA_GNU_negative_offset_extended:
 			ret = cfi_reg(r, &reg);
 			if (!ret)
-				ret = cfi_uleb(r, &u);
-			if (!ret)
-				ret = cfi_ufactor(r, u, &off);
-			if (!ret)
-				cfi_set(cfi_tracked(r, st, reg), CFI_OFFSET, 0, -off);
+				ret = cfi_offset_rule(r, st, op, reg);
 			break;
 		case DW_CFA_restore_extended:
 			ret = cfi_reg(r, &reg);
@@ -433,18 +455,8 @@ restore:
 		case DW_CFA_def_cfa:
 		case DW_CFA_def_cfa_sf:
 			ret = cfi_reg(r, &reg);
-			if (ret)
-				break;
-			if (op == DW_CFA_def_cfa) {
-				ret = cfi_uleb(r, &u);
-				if (!ret && u > INT64_MAX)
-					ret = eh_err(r->ctx, -EINVAL, "CFA offset overflows");
-				off = u;
-			} else {
-				ret = cfi_sleb(r, &s);
-				if (!ret)
-					ret = cfi_factor(r, s, &off);
-			}
+			if (!ret)
+				ret = cfi_cfa_off(r, op == DW_CFA_def_cfa_sf, &off);
 			if (ret)
 				break;
 			memset(&st->cfa, 0, sizeof(st->cfa));
@@ -464,16 +476,7 @@ restore:
 			break;
 		case DW_CFA_def_cfa_offset:
 		case DW_CFA_def_cfa_offset_sf:
-			if (op == DW_CFA_def_cfa_offset) {
-				ret = cfi_uleb(r, &u);
-				if (!ret && u > INT64_MAX)
-					ret = eh_err(r->ctx, -EINVAL, "CFA offset overflows");
-				off = u;
-			} else {
-				ret = cfi_sleb(r, &s);
-				if (!ret)
-					ret = cfi_factor(r, s, &off);
-			}
+			ret = cfi_cfa_off(r, op == DW_CFA_def_cfa_offset_sf, &off);
 			if (ret)
 				break;
 			if (st->cfa.kind != CFI_CFA_REG)
