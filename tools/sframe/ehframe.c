@@ -57,16 +57,12 @@ int eh_read_u(const struct eh_ctx *ctx, size_t *pos, size_t end, unsigned int le
 	return 0;
 }
 
-/**
- * eh_read_uleb() - read an unsigned LEB128 number
- * @ctx: the context.
- * @pos: where; advanced past it.
- * @end: the end of the record it belongs to.
- * @val: the value.
- *
- * Return: 0, or -EINVAL if it runs past @end or does not fit 64 bits.
+/*
+ * Unsigned and (@sign) signed LEB128 differ only in what the 10th byte
+ * may hold beside bit 63, and in the sign extension: one loop reads both.
  */
-int eh_read_uleb(const struct eh_ctx *ctx, size_t *pos, size_t end, uint64_t *val)
+static int eh_read_leb(const struct eh_ctx *ctx, size_t *pos, size_t end, bool sign,
+		       uint64_t *val)
 {
 	unsigned int shift = 0;
 	uint64_t v = 0;
@@ -78,13 +74,34 @@ int eh_read_uleb(const struct eh_ctx *ctx, size_t *pos, size_t end, uint64_t *va
 		if (*pos >= end)
 			return eh_err(ctx, -EINVAL, "LEB128 number at %#zx past the end", *pos);
 		b = ctx->data[(*pos)++];
-		if (shift >= 64 || (shift == 63 && (b & 0x7e)))
+		/*
+		 * The 10th byte holds bit 63 only: the rest must be zero, or
+		 * for a signed number copies of that bit.
+		 */
+		if (shift >= 64 ||
+		    (shift == 63 && (b & 0x7f) != 0 && (b & 0x7f) != (sign ? 0x7f : 1)))
 			return eh_err(ctx, -EINVAL, "LEB128 number at %#zx too large", *pos - 1);
 		v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 	} while (b & 0x80);
+	if (sign && shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
 	*val = v;
 	return 0;
+}
+
+/**
+ * eh_read_uleb() - read an unsigned LEB128 number
+ * @ctx: the context.
+ * @pos: where; advanced past it.
+ * @end: the end of the record it belongs to.
+ * @val: the value.
+ *
+ * Return: 0, or -EINVAL if it runs past @end or does not fit 64 bits.
+ */
+int eh_read_uleb(const struct eh_ctx *ctx, size_t *pos, size_t end, uint64_t *val)
+{
+	return eh_read_leb(ctx, pos, end, false, val);
 }
 
 /**
@@ -98,26 +115,12 @@ int eh_read_uleb(const struct eh_ctx *ctx, size_t *pos, size_t end, uint64_t *va
  */
 int eh_read_sleb(const struct eh_ctx *ctx, size_t *pos, size_t end, int64_t *val)
 {
-	unsigned int shift = 0;
-	uint64_t v = 0;
-	uint8_t b;
+	uint64_t v;
+	int ret = eh_read_leb(ctx, pos, end, true, &v);
 
-	if (end > ctx->size)
-		end = ctx->size;
-	do {
-		if (*pos >= end)
-			return eh_err(ctx, -EINVAL, "LEB128 number at %#zx past the end", *pos);
-		b = ctx->data[(*pos)++];
-		/* The 10th byte holds bit 63 only: the rest must be its sign. */
-		if (shift >= 64 || (shift == 63 && (b & 0x7f) != 0 && (b & 0x7f) != 0x7f))
-			return eh_err(ctx, -EINVAL, "LEB128 number at %#zx too large", *pos - 1);
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	*val = (int64_t)v;
-	return 0;
+	if (!ret)
+		*val = (int64_t)v;
+	return ret;
 }
 
 /**
