@@ -338,12 +338,26 @@ static void relocate(const struct elf_file *elf, struct sframe_loc *loc,
 	}
 }
 
-static unsigned char *read_file(const char *name, size_t *size)
+/**
+ * sframe_elf_read() - the whole of the file at @file
+ * @name: the program's name, for messages.
+ * @file: the file.
+ * @size: its size.
+ *
+ * Exits with a message naming @name and @file if the file cannot be read;
+ * sframe_elf_fail() names them from then on.
+ *
+ * Return: the bytes, for free().
+ */
+unsigned char *sframe_elf_read(const char *name, const char *file, size_t *size)
 {
 	unsigned char *buf = NULL, *nbuf;
 	size_t len = 0, cap = 0, got;
-	FILE *f = fopen(name, "rb");
+	FILE *f;
 
+	prog = name;
+	path = file;
+	f = fopen(path, "rb");
 	if (!f)
 		sframe_elf_fail("%s", strerror(errno));
 	for (;;) {
@@ -382,10 +396,8 @@ void sframe_elf_load(const char *name, const char *file, struct sframe_loc *loc)
 	struct elf_file elf = { 0 };
 	unsigned char *data, *copy;
 
-	prog = name;
-	path = file;
 	memset(loc, 0, sizeof(*loc));
-	data = read_file(path, &elf.size);
+	data = sframe_elf_read(name, file, &elf.size);
 	elf.data = data;
 	elf_open(&elf);
 	if (!find_section(&elf, loc) && !find_segment(&elf, loc))

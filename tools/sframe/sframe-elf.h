@@ -2,7 +2,8 @@
 /*
  * The SFrame data of an ELF file, for the user space tools (sframe-dump,
  * sframe-bench, libsframe-bench): found by section name or by
- * PT_GNU_SFRAME, copied, relocated in a relocatable object.
+ * PT_GNU_SFRAME, copied, relocated in a relocatable object.  Also the
+ * reading of a whole file and the messages, which sframe-gen shares.
  */
 #ifndef _SFRAME_ELF_H
 #define _SFRAME_ELF_H
@@ -36,6 +37,7 @@ struct sframe_loc {
 	unsigned long	code_hi;
 };
 
+unsigned char *sframe_elf_read(const char *prog, const char *path, size_t *size);
 void sframe_elf_load(const char *prog, const char *path, struct sframe_loc *loc);
 void sframe_elf_free(struct sframe_loc *loc);
 __printf(1, 2) __noreturn void sframe_elf_fail(const char *fmt, ...);

@@ -14,17 +14,15 @@
  * ELF32 and ELF64 of either byte order; x86_64, aarch64 and s390x.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "ehframe.h"
+#include "sframe-elf.h"
 #include "sframe-gen.h"
 #include "sframe-gen-elf.h"
-
-#define __noreturn		__attribute__((__noreturn__))
 
 #define EM_S390			22
 #define EM_X86_64		62
@@ -37,19 +35,6 @@
 #define PT_GNU_EH_FRAME		0x6474e550
 
 static const char *prog = "sframe-gen", *path;
-
-static __noreturn __printf(1, 2) void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fprintf(stderr, "%s: %s: ", prog, path);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 struct elf {
 	const uint8_t	*data;
@@ -74,7 +59,7 @@ static uint64_t rd(const struct elf *e, uint64_t off, unsigned int len)
 	unsigned int i;
 
 	if (!in_file(e, off, len))
-		fail("truncated ELF file");
+		sframe_elf_fail("truncated ELF file");
 	for (i = 0; i < len; i++)
 		v = (v << 8) | e->data[off + (e->big ? i : len - 1 - i)];
 	return v;
@@ -126,15 +111,15 @@ static void elf_open(struct elf *e, struct sframe_gen_input *in)
 	const uint8_t *d = e->data;
 
 	if (e->size < 16 || memcmp(d, "\177ELF", 4))
-		fail("not an ELF file");
+		sframe_elf_fail("not an ELF file");
 	if (d[4] != 1 && d[4] != 2)
-		fail("unknown ELF class %u", d[4]);
+		sframe_elf_fail("unknown ELF class %u", d[4]);
 	if (d[5] != 1 && d[5] != 2)
-		fail("unknown ELF data encoding %u", d[5]);
+		sframe_elf_fail("unknown ELF data encoding %u", d[5]);
 	e->is64 = d[4] == 2;
 	e->big = d[5] == 2;
 	if (e->size < (e->is64 ? 64u : 52u))
-		fail("truncated ELF header");
+		sframe_elf_fail("truncated ELF header");
 	e->type = rd(e, 16, 2);
 	e->machine = rd(e, 18, 2);
 	e->phoff = fld(e, 0, 28, 4, 32, 8);
@@ -145,7 +130,8 @@ static void elf_open(struct elf *e, struct sframe_gen_input *in)
 	e->shnum = fld(e, 0, 48, 2, 60, 2);
 	e->shstrndx = fld(e, 0, 50, 2, 62, 2);
 	if (e->type == ET_REL)
-		fail("relocatable objects are not supported (.eh_frame needs relocating)");
+		sframe_elf_fail("relocatable objects are not supported (%s)",
+				".eh_frame needs relocating");
 
 	memset(in, 0, sizeof(*in));
 	in->ptr_size = e->is64 ? 8 : 4;
@@ -153,7 +139,7 @@ static void elf_open(struct elf *e, struct sframe_gen_input *in)
 	case EM_X86_64:
 		in->arch = SFRAME_GEN_X86_64;
 		if (e->big)
-			fail("big-endian x86_64?");
+			sframe_elf_fail("big-endian x86_64?");
 		break;
 	case EM_AARCH64:
 		in->arch = SFRAME_GEN_AARCH64;
@@ -161,17 +147,17 @@ static void elf_open(struct elf *e, struct sframe_gen_input *in)
 		break;
 	case EM_S390:
 		if (!e->is64)
-			fail("31-bit s390 has no SFrame ABI");
+			sframe_elf_fail("31-bit s390 has no SFrame ABI");
 		in->arch = SFRAME_GEN_S390X;
 		break;
 	default:
-		fail("ELF machine %u is not x86_64, aarch64 or s390x", e->machine);
+		sframe_elf_fail("ELF machine %u is not x86_64, aarch64 or s390x", e->machine);
 	}
 	if (e->shoff) {
 		if (e->shentsize < (e->is64 ? 64u : 40u))
-			fail("bad section header size %u", e->shentsize);
+			sframe_elf_fail("bad section header size %u", e->shentsize);
 		if (!in_file(e, e->shoff, e->shentsize))
-			fail("section headers out of the file");
+			sframe_elf_fail("section headers out of the file");
 		/* Large counts live in section 0 (ELF gABI extended numbering). */
 		if (!e->shnum)
 			e->shnum = fld(e, e->shoff, 20, 4, 32, 8);
@@ -179,7 +165,7 @@ static void elf_open(struct elf *e, struct sframe_gen_input *in)
 			e->shstrndx = fld(e, e->shoff, 24, 4, 40, 4);
 		if (e->shnum > e->size / e->shentsize ||
 		    !in_file(e, e->shoff, e->shnum * e->shentsize))
-			fail("section headers out of the file");
+			sframe_elf_fail("section headers out of the file");
 	} else {
 		e->shnum = 0;
 	}
@@ -187,7 +173,7 @@ static void elf_open(struct elf *e, struct sframe_gen_input *in)
 		if (e->phentsize < (e->is64 ? 56u : 32u) ||
 		    e->phnum > e->size / e->phentsize ||
 		    !in_file(e, e->phoff, e->phnum * e->phentsize))
-			fail("program headers out of the file");
+			sframe_elf_fail("program headers out of the file");
 	}
 }
 
@@ -202,7 +188,7 @@ static bool find_section(const struct elf *e, const char *name, struct shdr *out
 		return false;
 	read_shdr(e, e->shstrndx, &str);
 	if (!in_file(e, str.offset, str.size))
-		fail("section name table out of the file");
+		sframe_elf_fail("section name table out of the file");
 	for (i = 0; i < e->shnum; i++) {
 		read_shdr(e, i, &s);
 		if (s.name >= str.size || str.size - s.name < len ||
@@ -225,7 +211,7 @@ static bool vaddr_to_off(const struct elf *e, uint64_t addr, uint64_t *off, uint
 		if (p.type != PT_LOAD || addr < p.vaddr || addr - p.vaddr >= p.filesz)
 			continue;
 		if (!in_file(e, p.offset, p.filesz))
-			fail("PT_LOAD out of the file");
+			sframe_elf_fail("PT_LOAD out of the file");
 		*off = p.offset + (addr - p.vaddr);
 		*avail = p.filesz - (addr - p.vaddr);
 		return true;
@@ -250,7 +236,7 @@ static bool find_eh_frame_hdr(const struct elf *e, struct sframe_gen_input *in)
 	if (i == e->phnum)
 		return false;
 	if (!in_file(e, p.offset, p.filesz) || p.filesz < 4)
-		fail("PT_GNU_EH_FRAME out of the file");
+		sframe_elf_fail("PT_GNU_EH_FRAME out of the file");
 	ctx.data = e->data + p.offset;
 	ctx.size = p.filesz;
 	ctx.addr = p.vaddr;
@@ -260,13 +246,13 @@ static bool find_eh_frame_hdr(const struct elf *e, struct sframe_gen_input *in)
 	ctx.err = msg;
 	ctx.err_size = sizeof(msg);
 	if (ctx.data[0] != 1)
-		fail(".eh_frame_hdr version %u", ctx.data[0]);
+		sframe_elf_fail(".eh_frame_hdr version %u", ctx.data[0]);
 	pos = 4;
 	if (eh_read_encoded(&ctx, ctx.data[1], &pos, ctx.size, &ptr))
-		fail(".eh_frame_hdr: eh_frame_ptr: %s", msg);
+		sframe_elf_fail(".eh_frame_hdr: eh_frame_ptr: %s", msg);
 	if (!vaddr_to_off(e, ptr, &off, &avail))
-		fail(".eh_frame_hdr points at %#llx, outside the file's segments",
-		     (unsigned long long)ptr);
+		sframe_elf_fail(".eh_frame_hdr points at %#llx, outside the file's segments",
+				(unsigned long long)ptr);
 	in->eh_frame = e->data + off;
 	in->eh_frame_size = avail;
 	in->eh_frame_addr = ptr;
@@ -279,9 +265,9 @@ static void find_eh_frame(const struct elf *e, struct sframe_gen_input *in)
 
 	if (find_section(e, ".eh_frame", &s)) {
 		if (s.type == SHT_NOBITS)
-			fail(".eh_frame has no contents");
+			sframe_elf_fail(".eh_frame has no contents");
 		if (!in_file(e, s.offset, s.size))
-			fail(".eh_frame out of the file");
+			sframe_elf_fail(".eh_frame out of the file");
 		in->eh_frame = e->data + s.offset;
 		in->eh_frame_size = s.size;
 		in->eh_frame_addr = s.addr;
@@ -290,7 +276,7 @@ static void find_eh_frame(const struct elf *e, struct sframe_gen_input *in)
 		return;
 	}
 	if (!find_eh_frame_hdr(e, in))
-		fail("no .eh_frame section or PT_GNU_EH_FRAME segment");
+		sframe_elf_fail("no .eh_frame section or PT_GNU_EH_FRAME segment");
 }
 
 /* Code bytes: executable sections, or executable segments when stripped */
@@ -326,35 +312,6 @@ static uint64_t end_of_segments(const struct elf *e)
 			end = p.vaddr + p.memsz;
 	}
 	return (end + 7) & ~(uint64_t)7;
-}
-
-static uint8_t *read_file(const char *name, size_t *size)
-{
-	uint8_t *buf = NULL, *nbuf;
-	size_t len = 0, cap = 0, got;
-	FILE *f = fopen(name, "rb");
-
-	if (!f)
-		fail("%s", strerror(errno));
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 1 << 16;
-			nbuf = realloc(buf, cap);
-			if (!nbuf)
-				fail("out of memory");
-			buf = nbuf;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got)
-			continue;
-		if (ferror(f))
-			fail("read error");
-		break;
-	}
-	fclose(f);
-	*size = len;
-	return buf;
 }
 
 static __noreturn void usage(void)
@@ -401,7 +358,7 @@ int main(int argc, char **argv)
 		usage();
 	path = argv[i];
 
-	data = read_file(path, &e.size);
+	data = sframe_elf_read(prog, path, &e.size);
 	e.data = data;
 	elf_open(&e, &in);
 	find_eh_frame(&e, &in);
@@ -409,31 +366,32 @@ int main(int argc, char **argv)
 		errno = 0;
 		addr = strtoull(addr_arg, &end, 0);
 		if (errno || !*addr_arg || *end)
-			fail("bad address '%s'", addr_arg);
+			sframe_elf_fail("bad address '%s'", addr_arg);
 	} else {
 		addr = end_of_segments(&e);
 	}
 
 	gen = sframe_gen_new(&in, &st, err, sizeof(err));
 	if (!gen)
-		fail(".eh_frame at %#llx: %s", (unsigned long long)in.eh_frame_addr, err);
+		sframe_elf_fail(".eh_frame at %#llx: %s", (unsigned long long)in.eh_frame_addr,
+				err);
 	size = sframe_gen_size(gen);
 	if (raw) {
 		buf = calloc(1, size);
 		if (!buf)
-			fail("out of memory");
+			sframe_elf_fail("out of memory");
 		sframe_gen_emit(gen, buf, addr);
 		f = fopen(raw, "wb");
 		if (!f || fwrite(buf, 1, size, f) != size || fclose(f))
-			fail("%s: %s", raw, strerror(errno));
+			sframe_elf_fail("%s: %s", raw, strerror(errno));
 		free(buf);
 	}
 	if (output) {
 		if (stat(path, &sb))
-			fail("%s", strerror(errno));
+			sframe_elf_fail("%s", strerror(errno));
 		if (sframe_gen_elf_build(data, e.size, gen, &copy, err, sizeof(err)) ||
 		    sframe_gen_elf_write(&copy, output, sb.st_mode, err, sizeof(err)))
-			fail("%s", err);
+			sframe_elf_fail("%s", err);
 		addr = copy.sframe_addr;
 		sframe_gen_elf_free(&copy);
 	}
