@@ -14,6 +14,8 @@
 #define PT_GNU_SFRAME		0x6474e554
 #endif
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
 /* A fake object: link-time addresses 0x1000.., loaded at BIAS */
 #define BASE	0x1000
 #define BIAS	0x500000
@@ -77,6 +79,45 @@ static void expect(const char *name, enum sfe_result want, uint64_t want_addr)
 		failed++;
 }
 
+/*
+ * A case: a fresh object whose .eh_frame_hdr (none without @ptr), of
+ * version @ver or else 1, has eh_frame_ptr encoded @enc in the @n bytes at
+ * @ptr; then what sets its program headers apart.  sfe_find_eh_frame()
+ * must give @want and, for SFE_OK, .eh_frame at @at.
+ */
+struct hdr_case {
+	const char	*name;
+	unsigned char	ver;
+	unsigned char	enc;
+	const void	*ptr;
+	size_t		n;
+	enum sfe_result	want;
+	uint64_t	at;
+	uint64_t	vaddr;		/* PT_GNU_EH_FRAME's, if not 0 */
+	uint64_t	filesz;		/* the same */
+	unsigned int	nph;		/* if not 0 */
+	bool		sframe;		/* a PT_GNU_SFRAME too */
+	bool		refuse;		/* no byte readable */
+};
+
+static void run(const struct hdr_case *c)
+{
+	layout();
+	if (c->ptr)
+		hdr(c->ver ? c->ver : 1, c->enc, c->ptr, c->n);
+	if (c->vaddr)
+		ph[1].p_vaddr = c->vaddr;
+	if (c->filesz)
+		ph[1].p_filesz = c->filesz;
+	if (c->nph)
+		nph = c->nph;
+	if (c->sframe)
+		ph[nph++] = (ElfW(Phdr)) { .p_type = PT_GNU_SFRAME, .p_vaddr = 0x1200,
+					   .p_filesz = 8 };
+	refuse_all = c->refuse;
+	expect(c->name, c->want, c->at);
+}
+
 int main(void)
 {
 	int32_t s32 = EHF - (HDR + 4);
@@ -88,99 +129,68 @@ int main(void)
 	/* -(HDR + 4 - 0x1010): eh_frame before the header */
 	unsigned char sleb[] = { 0x8c, 0x7e };
 	unsigned char unterminated[20];
+	int32_t past_file = END + 0x10 - (HDR + 4);	/* in memsz, past filesz */
+	int32_t below = -(HDR + 4) + 0x10;
+	uint64_t wrap = ~0ULL;
+	const struct hdr_case cases[] = {
+		/* pcrel | sdata4: what GNU ld writes */
+		{ .name = "pcrel sdata4", .enc = 0x1b, .ptr = &s32, .n = 4, .want = SFE_OK,
+		  .at = EHF + BIAS },
+		{ .name = "datarel udata4", .enc = 0x33, .ptr = &u32, .n = 4, .want = SFE_OK,
+		  .at = EHF + BIAS },
+		{ .name = "datarel udata2", .enc = 0x32, .ptr = &u16, .n = 2, .want = SFE_OK,
+		  .at = EHF + BIAS },
+		{ .name = "pcrel sdata2", .enc = 0x1a, .ptr = &s16, .n = 2, .want = SFE_OK,
+		  .at = EHF + BIAS },
+		{ .name = "absptr udata8, shifted by the bias", .enc = 0x04, .ptr = &u64, .n = 8,
+		  .want = SFE_OK, .at = EHF + BIAS },
+		{ .name = "absptr", .enc = 0x00, .ptr = &u64, .n = sizeof(void *), .want = SFE_OK,
+		  .at = EHF + BIAS },
+		{ .name = "pcrel sdata8", .enc = 0x1c, .ptr = &s64, .n = 8, .want = SFE_OK,
+		  .at = EHF + BIAS },
+		{ .name = "datarel uleb128", .enc = 0x31, .ptr = leb, .n = sizeof(leb),
+		  .want = SFE_OK, .at = EHF + BIAS },
+		{ .name = "pcrel sleb128, negative", .enc = 0x19, .ptr = sleb, .n = sizeof(sleb),
+		  .want = SFE_OK, .at = 0x1010 + BIAS },
 
-	layout();
-	hdr(1, 0x1b, &s32, 4);			/* pcrel | sdata4: what GNU ld writes */
-	expect("pcrel sdata4", SFE_OK, EHF + BIAS);
-	layout();
-	hdr(1, 0x33, &u32, 4);
-	expect("datarel udata4", SFE_OK, EHF + BIAS);
-	layout();
-	hdr(1, 0x32, &u16, 2);
-	expect("datarel udata2", SFE_OK, EHF + BIAS);
-	layout();
-	hdr(1, 0x1a, &s16, 2);
-	expect("pcrel sdata2", SFE_OK, EHF + BIAS);
-	layout();
-	hdr(1, 0x04, &u64, 8);
-	expect("absptr udata8, shifted by the bias", SFE_OK, EHF + BIAS);
-	layout();
-	hdr(1, 0x00, &u64, sizeof(void *));
-	expect("absptr", SFE_OK, EHF + BIAS);
-	layout();
-	hdr(1, 0x1c, &s64, 8);
-	expect("pcrel sdata8", SFE_OK, EHF + BIAS);
-	layout();
-	hdr(1, 0x31, leb, sizeof(leb));
-	expect("datarel uleb128", SFE_OK, EHF + BIAS);
-	layout();
-	hdr(1, 0x19, sleb, sizeof(sleb));
-	expect("pcrel sleb128, negative", SFE_OK, 0x1010 + BIAS);
+		/* Every way the headers can be wrong */
+		{ .name = "PT_GNU_SFRAME", .enc = 0x1b, .ptr = &s32, .n = 4, .sframe = true,
+		  .want = SFE_HAS_SFRAME },
+		{ .name = "no PT_GNU_EH_FRAME", .nph = 1, .want = SFE_NO_HDR },
+		{ .name = "PT_GNU_EH_FRAME past its PT_LOAD", .vaddr = END - 8,
+		  .want = SFE_NO_HDR },
+		{ .name = "PT_GNU_EH_FRAME too short", .filesz = 3, .want = SFE_NO_HDR },
+		{ .name = "version 2", .ver = 2, .enc = 0x1b, .ptr = &s32, .n = 4,
+		  .want = SFE_BAD_HDR },
+		{ .name = "eh_frame_ptr omitted", .enc = 0xff, .ptr = &s32, .n = 4,
+		  .want = SFE_BAD_HDR },
+		{ .name = "indirect", .enc = 0x9b, .ptr = &s32, .n = 4, .want = SFE_BAD_HDR },
+		{ .name = "textrel", .enc = 0x2b, .ptr = &s32, .n = 4, .want = SFE_BAD_HDR },
+		{ .name = "funcrel", .enc = 0x4b, .ptr = &s32, .n = 4, .want = SFE_BAD_HDR },
+		{ .name = "unknown format 5", .enc = 0x05, .ptr = &s32, .n = 4,
+		  .want = SFE_BAD_HDR },
+		{ .name = "sdata4 cut short", .enc = 0x1b, .ptr = &s32, .n = 4, .filesz = 6,
+		  .want = SFE_BAD_HDR },
+		{ .name = "sdata8 cut short", .enc = 0x1c, .ptr = &s64, .n = 8, .filesz = 10,
+		  .want = SFE_BAD_HDR },
+		{ .name = "sdata2 cut short", .enc = 0x1a, .ptr = &s16, .n = 2, .filesz = 5,
+		  .want = SFE_BAD_HDR },
+		{ .name = "uleb128 without its last byte", .enc = 0x01, .ptr = unterminated,
+		  .n = sizeof(unterminated), .want = SFE_BAD_HDR },
+		{ .name = "header not readable", .enc = 0x1b, .ptr = &s32, .n = 4, .refuse = true,
+		  .want = SFE_BAD_HDR },
+		{ .name = "eh_frame_ptr past the file part", .enc = 0x1b, .ptr = &past_file, .n = 4,
+		  .want = SFE_BAD_PTR },
+		{ .name = "eh_frame_ptr below every PT_LOAD", .enc = 0x1b, .ptr = &below, .n = 4,
+		  .want = SFE_BAD_PTR },
+		{ .name = "eh_frame_ptr wrapping", .enc = 0x04, .ptr = &wrap, .n = 8,
+		  .want = SFE_BAD_PTR },
+	};
+	size_t i;
 
-	layout();
-	hdr(1, 0x1b, &s32, 4);
-	ph[2] = (ElfW(Phdr)) { .p_type = PT_GNU_SFRAME, .p_vaddr = 0x1200, .p_filesz = 8 };
-	nph = 3;
-	expect("PT_GNU_SFRAME", SFE_HAS_SFRAME, 0);
-	layout();
-	nph = 1;
-	expect("no PT_GNU_EH_FRAME", SFE_NO_HDR, 0);
-	layout();
-	ph[1].p_vaddr = END - 8;
-	expect("PT_GNU_EH_FRAME past its PT_LOAD", SFE_NO_HDR, 0);
-	layout();
-	ph[1].p_filesz = 3;
-	expect("PT_GNU_EH_FRAME too short", SFE_NO_HDR, 0);
-	layout();
-	hdr(2, 0x1b, &s32, 4);
-	expect("version 2", SFE_BAD_HDR, 0);
-	layout();
-	hdr(1, 0xff, &s32, 4);
-	expect("eh_frame_ptr omitted", SFE_BAD_HDR, 0);
-	layout();
-	hdr(1, 0x9b, &s32, 4);
-	expect("indirect", SFE_BAD_HDR, 0);
-	layout();
-	hdr(1, 0x2b, &s32, 4);
-	expect("textrel", SFE_BAD_HDR, 0);
-	layout();
-	hdr(1, 0x4b, &s32, 4);
-	expect("funcrel", SFE_BAD_HDR, 0);
-	layout();
-	hdr(1, 0x05, &s32, 4);
-	expect("unknown format 5", SFE_BAD_HDR, 0);
-	layout();
-	hdr(1, 0x1b, &s32, 4);
-	ph[1].p_filesz = 6;
-	expect("sdata4 cut short", SFE_BAD_HDR, 0);
-	layout();
-	hdr(1, 0x1c, &s64, 8);
-	ph[1].p_filesz = 10;
-	expect("sdata8 cut short", SFE_BAD_HDR, 0);
-	layout();
-	hdr(1, 0x1a, &s16, 2);
-	ph[1].p_filesz = 5;
-	expect("sdata2 cut short", SFE_BAD_HDR, 0);
-	layout();
 	memset(unterminated, 0x80, sizeof(unterminated));
-	hdr(1, 0x01, unterminated, sizeof(unterminated));
-	expect("uleb128 without its last byte", SFE_BAD_HDR, 0);
-	layout();
-	refuse_all = true;
-	hdr(1, 0x1b, &s32, 4);
-	expect("header not readable", SFE_BAD_HDR, 0);
-	layout();
-	s32 = END + 0x10 - (HDR + 4);	/* in memsz, past filesz */
-	hdr(1, 0x1b, &s32, 4);
-	expect("eh_frame_ptr past the file part", SFE_BAD_PTR, 0);
-	layout();
-	s32 = -(HDR + 4) + 0x10;
-	hdr(1, 0x1b, &s32, 4);
-	expect("eh_frame_ptr below every PT_LOAD", SFE_BAD_PTR, 0);
-	layout();
-	u64 = ~0ULL;
-	hdr(1, 0x04, &u64, 8);
-	expect("eh_frame_ptr wrapping", SFE_BAD_PTR, 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		run(&cases[i]);
 
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
