@@ -282,20 +282,9 @@ static void bpf_drain(struct perf_tally *t)
 __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid),
 					perf_mid mid)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 100000,	/* ns of CPU time: 10 kHz */
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.exclude_callchain_kernel = 1,
-	};
 	static struct sf_perf_ring ring;
 	time_t end = time(NULL) + PERF_MAX_SECONDS;
-	unsigned int round;
+	unsigned int round, flags = 0;
 	int prog = -1;
 
 	if (perf_work_ms) {	/* sampled by a perf tool instead */
@@ -314,11 +303,12 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 
 	/* The program takes the stack itself: bpf_get_stackid()'s own path */
 	if (perf_bpf)
-		attr.sample_type = PERF_SAMPLE_IP;
+		flags |= SF_PERF_NO_CALLCHAIN;
 	if (perf_defer)
-		sf_perf_defer(&attr, true, true);
-	perf_fd = sf_perf_open(&attr, 0, -1);
-	if (!SF_CHECK(perf_fd >= 0, "perf_event_open: %m"))
+		flags |= SF_PERF_DEFER;
+	/* 10 kHz; with --bpf the program gets the samples: no ring buffer */
+	perf_fd = sf_perf_self_cpu(100000, flags, perf_bpf ? NULL : &ring, PERF_DATA_PAGES);
+	if (perf_fd < 0)
 		return;
 	if (perf_bpf) {
 		bpf_stacks = sf_bpf_map(BPF_MAP_TYPE_STACK_TRACE, BPF_DEPTH * 8, BPF_IDS);
@@ -328,9 +318,6 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 		prog = bpf_program();
 		if (prog < 0 || !SF_CHECK(!ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, prog),
 					  "PERF_EVENT_IOC_SET_BPF: %m"))
-			goto out;
-	} else {
-		if (!sf_perf_ring_map(&ring, perf_fd, PERF_DATA_PAGES))
 			goto out;
 	}
 	for (round = 0; time(NULL) < end; round++) {

@@ -73,6 +73,43 @@ int sf_perf_self(uint64_t period_ns, bool defer, struct sf_perf_ring *ring,
 	return fd;
 }
 
+/*
+ * The calling thread sampled every @period_ns of CPU time (cpu-clock),
+ * disabled: the caller enables it around the code it means, so that its
+ * own bookkeeping is never sampled.  Header, ip, nr, ips of user
+ * callchains, with @flags' changes; with @ring, its ring of @pages mapped
+ * there.  Returns the event's descriptor, or -1, failed already.
+ */
+int sf_perf_self_cpu(uint64_t period_ns, unsigned int flags,
+		     struct sf_perf_ring *ring, unsigned int pages)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = period_ns,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+		.disabled = 1,
+		.exclude_kernel = !(flags & SF_PERF_KERNEL),
+		.exclude_hv = 1,
+		.exclude_callchain_kernel = 1,
+	};
+	int fd;
+
+	if (flags & SF_PERF_NO_CALLCHAIN)
+		attr.sample_type = PERF_SAMPLE_IP;
+	if (flags & SF_PERF_DEFER)
+		sf_perf_defer(&attr, true, true);
+	fd = sf_perf_open(&attr, 0, -1);
+	if (!SF_CHECK(fd >= 0, "perf_event_open: %m"))
+		return -1;
+	if (ring && !sf_perf_ring_map(ring, fd, pages)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 bool sf_perf_ring_map(struct sf_perf_ring *ring, int fd, unsigned int pages)
 {
 	ring->len = (1 + pages) * sf_page_size();

@@ -31,6 +31,14 @@ void sf_perf_defer(struct perf_event_attr *attr, bool callchain, bool output);
 int sf_perf_open(struct perf_event_attr *attr, int pid, int group);
 int sf_perf_self(uint64_t period_ns, bool defer, struct sf_perf_ring *ring,
 		 unsigned int pages);
+
+/* What sf_perf_self_cpu() samples, beyond user mode's user callchains */
+#define SF_PERF_KERNEL		0x1	/* in the kernel too */
+#define SF_PERF_NO_CALLCHAIN	0x2	/* the ip alone: BPF takes the stack */
+#define SF_PERF_DEFER		0x4	/* callchains deferred */
+
+int sf_perf_self_cpu(uint64_t period_ns, unsigned int flags,
+		     struct sf_perf_ring *ring, unsigned int pages);
 bool sf_perf_ring_map(struct sf_perf_ring *ring, int fd, unsigned int pages);
 void sf_perf_ring_unmap(struct sf_perf_ring *ring);
 const struct perf_event_header *sf_perf_ring_next(struct sf_perf_ring *ring);

@@ -219,16 +219,6 @@ static void vdso_drain(struct sf_perf_ring *ring, struct vdso_tally *t)
 
 __attribute__((noinline)) void vdso_run(struct vdso_tally *t, long (*loop)(void))
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 100000,	/* ns of CPU time: 10 kHz */
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
-		.disabled = 1,
-		.exclude_hv = 1,
-		.exclude_callchain_kernel = 1,
-	};
 	static struct sf_perf_ring ring;
 	time_t end = time(NULL) + VDSO_MAX_SECONDS;
 	unsigned int round;
@@ -238,9 +228,12 @@ __attribute__((noinline)) void vdso_run(struct vdso_tally *t, long (*loop)(void)
 	 * place then, not faulted in under a sample, whose walk cannot wait.
 	 */
 	loop();
-	vdso_fd = sf_perf_open(&attr, 0, -1);
-	if (!SF_CHECK(vdso_fd >= 0, "perf_event_open: %m") ||
-	    !sf_perf_ring_map(&ring, vdso_fd, VDSO_DATA_PAGES))
+	/*
+	 * 10 kHz.  Samples in the kernel too: where the clock is read by a
+	 * system call, the interrupted user frame is in the vDSO.
+	 */
+	vdso_fd = sf_perf_self_cpu(100000, SF_PERF_KERNEL, &ring, VDSO_DATA_PAGES);
+	if (vdso_fd < 0)
 		goto out;
 	for (round = 0; time(NULL) < end && t->in_vdso < VDSO_SAMPLES; round++) {
 		vdso_round(loop);
