@@ -14,21 +14,7 @@
 
 #include "../sframe-gen.h"
 #include "../sframe-gen-elf.h"
-
-static int passed, failed;
-static const char *test_name;
-
-#define CHECK(cond, ...)						\
-do {									\
-	if (cond) {							\
-		passed++;						\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d): ", test_name, __LINE__);	\
-		printf(__VA_ARGS__);					\
-		putchar('\n');						\
-	}								\
-} while (0)
+#include "gen_harness.h"
 
 #define PT_LOAD		1
 #define PT_PHDR		6
@@ -459,6 +445,5 @@ int main(void)
 	test_hostile();
 	test_write();
 	sframe_gen_free(gen);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return gen_report();
 }

@@ -10,24 +10,11 @@
 
 #include "gen_check.h"
 #include "gen_build.h"
+#include "gen_harness.h"
 #include "../cfi.h"
 #include "../ehframe.h"
 
-static int passed, failed;
-static const char *test_name;
 static struct eb B;
-
-#define CHECK(cond, ...)						\
-do {									\
-	if (cond) {							\
-		passed++;						\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s (line %d): ", test_name, __LINE__);	\
-		printf(__VA_ARGS__);					\
-		putchar('\n');						\
-	}								\
-} while (0)
 
 #define SEC_ADDR	0x800000UL
 
@@ -1299,6 +1286,5 @@ int main(void)
 	test_reads();
 	test_bad();
 	test_explosion();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return gen_report();
 }
