@@ -18,56 +18,18 @@
 #include <string.h>
 
 #include "sframe_internal.h"
+#include "frame-str.h"
 #include "sframe-elf.h"
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 static const char *prog = "sframe-dump";
 
-static void print_rule(const struct unwind_user_rule *r)
-{
-	char base[8];
-
-	switch (r->base) {
-	case UNWIND_USER_BASE_SAME:
-		fputs("same", stdout);
-		return;
-	case UNWIND_USER_BASE_CFA:
-		snprintf(base, sizeof(base), "cfa");
-		break;
-	case UNWIND_USER_BASE_SP:
-		snprintf(base, sizeof(base), "sp");
-		break;
-	case UNWIND_USER_BASE_FP:
-		snprintf(base, sizeof(base), "fp");
-		break;
-	case UNWIND_USER_BASE_REG:
-		snprintf(base, sizeof(base), "r%u", r->regnum);
-		break;
-	default:
-		snprintf(base, sizeof(base), "?%u", r->base);
-		break;
-	}
-	printf(r->deref ? "*(%s%+d)" : "%s%+d", base, r->offset);
-}
-
 static void print_frame(const struct unwind_user_frame *f)
 {
-	if (f->outermost) {
-		fputs("outermost", stdout);
-	} else {
-		fputs("cfa=", stdout);
-		print_rule(&f->cfa);
-		fputs(" ra=", stdout);
-		print_rule(&f->ra);
-		fputs(" fp=", stdout);
-		print_rule(&f->fp);
-	}
-	if (f->signal)
-		fputs(" signal", stdout);
-	if (f->ra_signed)
-		printf(" mangled=%c", f->pauth_key ? 'b' : 'a');
-	putchar('\n');
+	char buf[UNWIND_USER_FRAME_STR_SIZE];
+
+	puts(unwind_user_frame_str(f, buf, sizeof(buf)));
 }
 
 static void read_fde(struct sframe_section *sec, unsigned int n,

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 
 #include "gen_check.h"
+#include "../frame-str.h"
 
 static_assert((int)UNWIND_USER_BASE_SAME == (int)SG_BASE_SAME);
 static_assert((int)UNWIND_USER_BASE_CFA == (int)SG_BASE_CFA);
@@ -36,20 +37,6 @@ bool gen_frame_eq(const struct unwind_user_frame *k, const struct sg_frame *g)
 	return rule_eq(&k->cfa, &g->cfa) && rule_eq(&k->ra, &g->ra) && rule_eq(&k->fp, &g->fp);
 }
 
-static int rule_str(const struct unwind_user_rule *r, char *buf, size_t size)
-{
-	static const char *const bases[] = { "same", "cfa", "sp", "fp", "r" };
-	char base[8];
-
-	if (r->base == UNWIND_USER_BASE_SAME)
-		return snprintf(buf, size, "same");
-	if (r->base == UNWIND_USER_BASE_REG)
-		snprintf(base, sizeof(base), "r%u", r->regnum);
-	else
-		snprintf(base, sizeof(base), "%s", r->base < 5 ? bases[r->base] : "?");
-	return snprintf(buf, size, r->deref ? "*(%s%+d)" : "%s%+d", base, r->offset);
-}
-
 /**
  * gen_frame_str() - a frame as text, for messages
  * @f: the frame.
@@ -58,16 +45,17 @@ static int rule_str(const struct unwind_user_rule *r, char *buf, size_t size)
  */
 void gen_frame_str(const struct unwind_user_frame *f, char *buf, size_t size)
 {
-	char c[32], r[32], p[32];
+	char c[UNWIND_USER_RULE_STR_SIZE], r[UNWIND_USER_RULE_STR_SIZE];
+	char p[UNWIND_USER_RULE_STR_SIZE];
 
 	if (f->outermost) {
 		snprintf(buf, size, "outermost%s%s", f->signal ? " signal" : "",
 			 f->ra_signed ? " signed" : "");
 		return;
 	}
-	rule_str(&f->cfa, c, sizeof(c));
-	rule_str(&f->ra, r, sizeof(r));
-	rule_str(&f->fp, p, sizeof(p));
+	unwind_user_rule_str(&f->cfa, c, sizeof(c));
+	unwind_user_rule_str(&f->ra, r, sizeof(r));
+	unwind_user_rule_str(&f->fp, p, sizeof(p));
 	snprintf(buf, size, "cfa=%s ra=%s fp=%s%s%s%s", c, r, p, f->signal ? " signal" : "",
 		 f->ra_signed ? " signed" : "", f->pauth_key ? " keyb" : "");
 }

@@ -47,8 +47,6 @@ const struct gc_abi *gc_abi(enum gc_arch arch);
 
 void gc_normalize(const struct gc_abi *abi, struct unwind_user_frame *f);
 bool gc_frame_eq(const struct unwind_user_frame *a, const struct unwind_user_frame *b);
-/* Formats @f into @buf as sframe-dump prints a rule. */
-const char *gc_frame_str(const struct unwind_user_frame *f, char *buf, size_t size);
 
 __printf(1, 2) __noreturn void gc_fail(const char *fmt, ...);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The rule type of gen-compare: normal form, equality, text.  See gc.h.
+ * The rule type of gen-compare: normal form and equality (its text is
+ * frame-str.c's, as sframe-dump prints it).  See gc.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,61 +105,4 @@ bool gc_frame_eq(const struct unwind_user_frame *a, const struct unwind_user_fra
 	return rule_eq(&a->cfa, &b->cfa) && rule_eq(&a->ra, &b->ra) &&
 	       rule_eq(&a->fp, &b->fp) && a->ra_signed == b->ra_signed &&
 	       a->pauth_key == b->pauth_key;
-}
-
-static size_t rule_str(const struct unwind_user_rule *r, char *buf, size_t size)
-{
-	char base[8];
-
-	switch (r->base) {
-	case UNWIND_USER_BASE_SAME:
-		return snprintf(buf, size, "same");
-	case UNWIND_USER_BASE_CFA:
-		snprintf(base, sizeof(base), "cfa");
-		break;
-	case UNWIND_USER_BASE_SP:
-		snprintf(base, sizeof(base), "sp");
-		break;
-	case UNWIND_USER_BASE_FP:
-		snprintf(base, sizeof(base), "fp");
-		break;
-	case UNWIND_USER_BASE_REG:
-		snprintf(base, sizeof(base), "r%u", r->regnum);
-		break;
-	default:
-		snprintf(base, sizeof(base), "?%u", r->base);
-		break;
-	}
-	return snprintf(buf, size, r->deref ? "*(%s%+d)" : "%s%+d", base, r->offset);
-}
-
-/**
- * gc_frame_str() - a rule as text, in sframe-dump's words
- * @f: the rule.
- * @buf: where to write it.
- * @size: room in @buf (64 is plenty).
- *
- * Return: @buf.
- */
-const char *gc_frame_str(const struct unwind_user_frame *f, char *buf, size_t size)
-{
-	size_t n = 0;
-
-#define ADD(...) (n += snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
-	if (f->outermost) {
-		ADD("outermost");
-	} else {
-		ADD("cfa=");
-		n += rule_str(&f->cfa, buf + n, n < size ? size - n : 0);
-		ADD(" ra=");
-		n += rule_str(&f->ra, buf + n, n < size ? size - n : 0);
-		ADD(" fp=");
-		n += rule_str(&f->fp, buf + n, n < size ? size - n : 0);
-	}
-	if (f->signal)
-		ADD(" signal");
-	if (f->ra_signed)
-		ADD(" mangled=%c", f->pauth_key ? 'b' : 'a');
-#undef ADD
-	return buf;
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "sframe_internal.h"
+#include "../../../sframe/frame-str.h"
 #include "../../../sframe/sframe-gen.h"
 #include "gc.h"
 #include "gc_dwarf.h"
@@ -53,7 +54,7 @@ struct diffs {
 static void show(struct diffs *d, u64 pc, const char *l, const struct unwind_user_frame *x,
 		 const char *r, const struct unwind_user_frame *y)
 {
-	char bx[96], by[96];
+	char bx[UNWIND_USER_FRAME_STR_SIZE], by[UNWIND_USER_FRAME_STR_SIZE];
 	bool run = d->shown && d->last == pc - 1;
 
 	d->last = pc;
@@ -61,8 +62,8 @@ static void show(struct diffs *d, u64 pc, const char *l, const struct unwind_use
 		return;
 	d->shown++;
 	printf("  %s at %#llx: %s %s, %s %s\n", d->what, pc, l,
-	       x ? gc_frame_str(x, bx, sizeof(bx)) : "none", r,
-	       y ? gc_frame_str(y, by, sizeof(by)) : "");
+	       x ? unwind_user_frame_str(x, bx, sizeof(bx)) : "none", r,
+	       y ? unwind_user_frame_str(y, by, sizeof(by)) : "");
 }
 
 /* A rule by the kernel's reader: 1 found, 0 none, -1 the reader failed */
