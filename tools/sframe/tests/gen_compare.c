@@ -23,24 +23,18 @@
 #include <string.h>
 
 #include "sframe_internal.h"
+#include "../read-file.h"
 #include "../sframe-elf.h"
 #include "gen_check.h"
 
 static unsigned char *slurp(const char *name, size_t *size)
 {
 	unsigned char *buf;
-	FILE *f = fopen(name, "rb");
-	long len = -1;
+	const char *err;
 
-	if (f && !fseek(f, 0, SEEK_END))
-		len = ftell(f);
-	if (len < 0 || fseek(f, 0, SEEK_SET))
-		sframe_elf_fail("%s: %s", name, strerror(errno));
-	buf = malloc(len ? len : 1);
-	if (!buf || fread(buf, 1, len, f) != (size_t)len)
-		sframe_elf_fail("%s: read error", name);
-	fclose(f);
-	*size = len;
+	buf = sframe_read_file(name, size, &err);
+	if (!buf)
+		sframe_elf_fail("%s: %s", name, err);
 	return buf;
 }
 

@@ -3,12 +3,11 @@
  * Reading an ELF64 file's section headers for gen-compare.  See gc_elf.h.
  * Every offset and size is checked against the file before use.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gc_elf.h"
+#include "../../../sframe/read-file.h"
 
 #define EM_S390		22
 #define EM_X86_64	62
@@ -38,24 +37,6 @@ static bool in_file(const struct gc_elf *elf, u64 off, u64 len)
 	return off <= elf->size && len <= elf->size - off;
 }
 
-static void read_file(struct gc_elf *elf)
-{
-	FILE *f = fopen(path, "rb");
-	long n = -1;
-
-	if (f && !fseek(f, 0, SEEK_END))
-		n = ftell(f);
-	if (n < 0 || fseek(f, 0, SEEK_SET))
-		gc_fail("%s: %s", path, strerror(errno));
-	elf->size = n;
-	elf->data = malloc(n ? n : 1);
-	if (!elf->data)
-		gc_fail("%s: out of memory", path);
-	if (fread(elf->data, 1, n, f) != (size_t)n)
-		gc_fail("%s: read error", path);
-	fclose(f);
-}
-
 /**
  * gc_elf_load() - read a linked ELF64 file and its section headers
  * @file: its path.
@@ -67,11 +48,14 @@ static void read_file(struct gc_elf *elf)
 void gc_elf_load(const char *file, struct gc_elf *elf)
 {
 	u64 shoff, shentsize, shnum, shstrndx, stroff, strsize, i, off;
+	const char *err;
 	bool big;
 
 	path = file;
 	memset(elf, 0, sizeof(*elf));
-	read_file(elf);
+	elf->data = sframe_read_file(path, &elf->size, &err);
+	if (!elf->data)
+		gc_fail("%s: %s", path, err);
 	if (elf->size < 64 || memcmp(elf->data, "\177ELF", 4))
 		gc_fail("%s: not an ELF file", path);
 	if (elf->data[4] != 2)
