@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read-file.h"
 #include "sframe-elf.h"
 
 #define EI_CLASS		4
@@ -351,33 +352,14 @@ static void relocate(const struct elf_file *elf, struct sframe_loc *loc,
  */
 unsigned char *sframe_elf_read(const char *name, const char *file, size_t *size)
 {
-	unsigned char *buf = NULL, *nbuf;
-	size_t len = 0, cap = 0, got;
-	FILE *f;
+	const char *err;
+	unsigned char *buf;
 
 	prog = name;
 	path = file;
-	f = fopen(path, "rb");
-	if (!f)
-		sframe_elf_fail("%s", strerror(errno));
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 1 << 16;
-			nbuf = realloc(buf, cap);
-			if (!nbuf)
-				sframe_elf_fail("out of memory");
-			buf = nbuf;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got)
-			continue;
-		if (ferror(f))
-			sframe_elf_fail("read error");
-		break;
-	}
-	fclose(f);
-	*size = len;
+	buf = sframe_read_file(path, size, &err);
+	if (!buf)
+		sframe_elf_fail("%s", err);
 	return buf;
 }
 
