@@ -1002,22 +1002,24 @@ static __always_inline void sframe_fre_words(const struct sframe_section *sec,
  * have variable size, so they are read in order, from copies of up to
  * SFRAME_FRE_CHUNK bytes; their starts must rise, or the row chosen could
  * be wrong.  The match's words are taken from the copy it was found in,
- * before the next copy replaces it.  @addr_size is a constant: one loop
- * for each FRE type.
+ * before the next copy replaces it.  At most @n rows are read; @rows is
+ * set to those read, the one that ended the search or failed included.
+ * @addr_size is a constant: one loop for each FRE type.
  */
-static __always_inline int sframe_scan_fres(struct sframe_section *sec,
+static __always_inline int sframe_scan_rows(struct sframe_section *sec,
 					    const struct sframe_fde *fde,
 					    struct sframe_fre_buf *b, u32 pc_off,
 					    struct sframe_raw_fre *raw,
-					    unsigned int *budget,
+					    unsigned int n, unsigned int *rows,
 					    const unsigned int addr_size)
 {
-	unsigned int n = min(fde->num_fres, *budget), i, off, len;
 	int match = -1, whole, ret;
+	unsigned int i, off, len;
 	s64 prev = -1;
 	const u8 *p;
 	u32 start;
 
+	*rows = 0;
 	ret = sframe_fre_buf_fill(sec, b, fde->fres, fde->fres_end, SFRAME_MAX_FRE_SIZE);
 	if (ret)
 		return ret;
@@ -1025,6 +1027,7 @@ static __always_inline int sframe_scan_fres(struct sframe_section *sec,
 	/* Up to here any FRE lies whole in the copy, whatever its info says. */
 	whole = b->len - SFRAME_MAX_FRE_SIZE;
 	for (i = 0; i < n; i++) {
+		*rows = i + 1;
 		p = b->data + off;
 		if ((int)off <= whole) {
 			/* Whole in the copy: the room is a constant */
@@ -1058,18 +1061,40 @@ static __always_inline int sframe_scan_fres(struct sframe_section *sec,
 		match = off;
 		off += addr_size + 1 + len;
 	}
-	/* FREs read: those passed, and the one that ended the search */
-	if (i == n && n < fde->num_fres) {
-		*budget = 0;
+	if (i == n && n < fde->num_fres)
 		return -E2BIG;
-	}
-	*budget -= i < n ? i + 1 : i;
 	/* Each FRE passed started at or below @pc_off. */
 	if (!i)
 		return sframe_reject(sec, -ENOENT, "no FRE covers the address");
 	if (match >= 0)
 		sframe_fre_words(sec, addr_size, b->data + match, raw);
 	return 0;
+}
+
+/*
+ * Every row read is spent, whatever came of it: a function whose last row
+ * is malformed must not be free to read again at every frame of a walk.
+ * A lookup that reads rows at all costs at least one, so that a walk's
+ * budget bounds its lookups too.
+ */
+static __always_inline int sframe_scan_fres(struct sframe_section *sec,
+					    const struct sframe_fde *fde,
+					    struct sframe_fre_buf *b, u32 pc_off,
+					    struct sframe_raw_fre *raw,
+					    unsigned int *budget,
+					    const unsigned int addr_size)
+{
+	unsigned int n = min(fde->num_fres, *budget), rows;
+	int ret;
+
+	if (!*budget)
+		return -E2BIG;
+	ret = sframe_scan_rows(sec, fde, b, pc_off, raw, n, &rows, addr_size);
+	if (ret == -E2BIG)
+		*budget = 0;
+	else
+		*budget -= max(rows, 1U);
+	return ret;
 }
 
 static int sframe_find_fre(struct sframe_section *sec, const struct sframe_fde *fde,

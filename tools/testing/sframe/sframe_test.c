@@ -335,6 +335,71 @@ static void run_cache(void)
 }
 
 /* The shim's second writer itself: each trigger stores when it should. */
+/*
+ * A walk's row budget bounds its work, whatever the rows hold: one function
+ * of BUDGET_ROWS rows whose last start does not rise, and a walk's worth of
+ * lookups (BUDGET_LOOKUPS frames returning into it) sharing one budget, as
+ * a walk in NMI does.  Every row the failing lookup read is spent, so the
+ * first one takes the whole budget and the rest read no row at all; when a
+ * failure cost nothing, each lookup read all of them again.
+ */
+#define BUDGET_ROWS	4096	/* UNWIND_USER_NOFAULT_FRES */
+#define BUDGET_LOOKUPS	127
+#define BUDGET_TEXT	(USER_ADDR + 0x100000)
+
+static void run_budget(void)
+{
+	static u8 big[28 + 16 + 5 + BUDGET_ROWS * 4];
+	unsigned long first_reads = 0, reads;
+	unsigned int budget = BUDGET_ROWS, i, j, e2big = 0;
+	struct unwind_user_frame frame;
+	struct sframe_section sec;
+	struct sfb_layout l;
+	struct sfb_spec s;
+	u32 size, pos;
+	int ret;
+
+	sfb_base(&s, SFRAME_ABI_AMD64_ENDIAN_LITTLE);
+	s.nfdes = 1;
+	s.fde[0] = (struct sfb_fde){ .func = 0, .size = BUDGET_ROWS * 4,
+		.info = SFB_FDE_INFO(SFRAME_FRE_TYPE_ADDR2, 0, 0, 0), .nfres = 1,
+		.fre = { { 0, SFB_FRE_INFO(1, 1, 0, 0), { 16 } } } };
+	sfb_build(&s, big, USER_ADDR, BUDGET_TEXT, &l);
+	/* Rows of 4 bytes: a 2-byte start, the info byte, one 1-byte word */
+	for (j = 0, pos = l.fre[0][0]; j < BUDGET_ROWS; j++, pos += 4) {
+		sfb_put(big + pos, j < BUDGET_ROWS - 1 ? 4 * j : 4 * (j - 1), 2, false);
+		big[pos + 2] = SFB_FRE_INFO(1, 1, 0, 0);
+		big[pos + 3] = 16;
+	}
+	size = pos;
+	sfb_put(big + l.attr[0], BUDGET_ROWS, 2, false);
+	sfb_put(big + 12, BUDGET_ROWS, 4, false);
+	sfb_put(big + 16, size - l.fres, 4, false);
+	ret = init_at(&sec, big, size, BUDGET_TEXT, BUDGET_TEXT + BUDGET_ROWS * 4);
+	check(!ret, "budget_section");
+	if (ret)
+		return;
+
+	for (i = 0; i < BUDGET_LOOKUPS; i++) {
+		reads = sframe_umem_reads;
+		ret = sframe_find_bounded(&sec, BUDGET_TEXT + 4 * BUDGET_ROWS - 1,
+					  &frame, &budget);
+		reads = sframe_umem_reads - reads;
+		if (!i) {
+			first_reads = reads;
+			check(ret == -EINVAL && !budget, "budget_failing_lookup_spends_its_rows");
+		} else {
+			e2big += ret == -E2BIG && reads <= 2;
+		}
+	}
+	/* The first read the whole function; each other its FDE and attributes. */
+	check(first_reads >= BUDGET_ROWS * 4 / 128 && e2big == BUDGET_LOOKUPS - 1,
+	      "budget_bounds_a_walk");
+	printf("# budget: %u lookups, the first %lu user copies, %u out of budget\n",
+	       BUDGET_LOOKUPS, first_reads, e2big);
+	sframe_section_release(&sec);
+}
+
 static void run_second_writer(void)
 {
 	static u8 mem[16];
@@ -691,6 +756,7 @@ int main(void)
 	run_big_text();
 	run_walk();
 	run_cache();
+	run_budget();
 	run_second_writer();
 
 	race_verdict = mmap(NULL, RACE_VERDICT_SIZE, PROT_READ | PROT_WRITE,
