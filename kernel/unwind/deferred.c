@@ -283,6 +283,9 @@ void unwind_deferred_cancel(struct unwind_work *work)
 /**
  * unwind_task_init() - clear a new task's deferred unwinding state
  * @task: the task, a copy of its parent.
+ *
+ * Until this runs, @task's state is its parent's, cache pointer included:
+ * it must come before any failure path of copy_process() that frees @task.
  */
 void unwind_task_init(struct task_struct *task)
 {
@@ -294,7 +297,8 @@ void unwind_task_init(struct task_struct *task)
 
 /**
  * unwind_task_free() - release a task's deferred unwinding state
- * @task: the task, gone.
+ * @task: the task, gone: called from __put_task_struct(), which a task
+ *	whose fork failed never reaches.
  */
 void unwind_task_free(struct task_struct *task)
 {

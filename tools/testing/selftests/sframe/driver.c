@@ -115,6 +115,7 @@ static const struct sf_test sf_tests[] = {
 	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" } },
 	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" } },
 	{ "perf-defer-exec",	{ "sf-perf-defer", "exec" } },
+	{ "fork-fail",		{ "sf-fork-fail" } },
 	{ "bpf",		{ "sf-perf", "--bpf" } },
 	{ "bpf-no-sframe",	{ "sf-perf-nosf", "--no-sframe", "--bpf" } },
 	SF_PERF_TOOL("perf-tool-fp", "fp", "sf-perf"),
