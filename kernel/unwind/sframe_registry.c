@@ -13,6 +13,8 @@
  * that had to go are emptied in place instead: what is left can only miss,
  * never describe code that is no longer there.
  */
+#define pr_fmt(fmt) "sframe: " fmt
+
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -126,7 +128,15 @@ static struct sframe_table *sframe_table_alloc(unsigned int nr_ranges)
 	return t;
 }
 
+/* The table a writer changes: mmap lock held for writing */
 static struct sframe_table *sframe_table_locked(struct mm_struct *mm)
+{
+	return rcu_dereference_protected(mm->sframe_table,
+					 lockdep_is_held_type(&mm->mmap_lock, 0));
+}
+
+/* The table as readers under the mmap lock see it: no writer runs then. */
+static struct sframe_table *sframe_table_read_locked(struct mm_struct *mm)
 {
 	return rcu_dereference_protected(mm->sframe_table,
 					 lockdep_is_held(&mm->mmap_lock));
@@ -422,20 +432,20 @@ static bool sframe_malformed(int err)
 	return err == -EINVAL || err == -EOPNOTSUPP;
 }
 
+/* Process context: a section is dropped only where a lookup may fault. */
 static void sframe_report(const struct sframe_entry *e, int err)
 {
+	char where[80];
+
 	if (e->file)
-		pr_warn_ratelimited("sframe: %s[%d]: dropping SFrame section of %pD: %s (%d)\n",
-				    current->comm, task_tgid_nr(current), e->file,
-				    e->sec.reason ?: "unreadable", err);
+		snprintf(where, sizeof(where), "of %pD", e->file);
 	else if (test_bit(SFRAME_ENTRY_VDSO, &e->flags))
-		pr_warn_ratelimited("sframe: %s[%d]: dropping SFrame section of [vdso]: %s (%d)\n",
-				    current->comm, task_tgid_nr(current),
-				    e->sec.reason ?: "unreadable", err);
+		strscpy(where, "of [vdso]");
 	else
-		pr_warn_ratelimited("sframe: %s[%d]: dropping SFrame section at %lx: %s (%d)\n",
-				    current->comm, task_tgid_nr(current),
-				    e->sframe_start, e->sec.reason ?: "unreadable", err);
+		snprintf(where, sizeof(where), "at %lx", e->sframe_start);
+	pr_warn_ratelimited("%s[%d]: dropping SFrame section %s: %s (%d)\n",
+			    current->comm, task_tgid_nr(current), where,
+			    e->sec.reason ?: "unreadable", err);
 }
 
 /*
@@ -1071,7 +1081,7 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 	unsigned int i, n = 0;
 
 	mmap_read_lock(mm);
-	t = sframe_table_locked(mm);
+	t = sframe_table_read_locked(mm);
 	for (i = 0; t && i < t->nr_ranges; i++) {
 		const struct sframe_range *r = &t->ranges[i];
 		const struct sframe_entry *e = r->entry;
@@ -1105,7 +1115,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_mm_ranges);
  */
 int sframe_mm_show(struct seq_file *m, struct mm_struct *mm)
 {
-	struct sframe_table *t = sframe_table_locked(mm);
+	struct sframe_table *t = sframe_table_read_locked(mm);
 	unsigned int i;
 
 	for (i = 0; t && i < t->nr_ranges; i++) {
