@@ -6,6 +6,7 @@
  *
  *   sframe_bench pcs ELF uniform|fde|hot N FILE   write N PCs to FILE
  *   sframe_bench run ELF FILE [ROUNDS]            look them all up
+ *   sframe_bench rows ELF FILE                    each PC's row, one a line
  *
  * PCs are drawn by splitmix64 from a fixed seed: uniform over the bytes
  * the FDEs cover; a uniform FDE, then a uniform byte of it; or 64 of the
@@ -16,7 +17,9 @@
  * rows' CFA offsets (both programs must agree), user-memory reads per
  * lookup, and ns per lookup of each of ROUNDS passes (default 5).  Under
  * callgrind, bench_lookups() alone is the lookup's cost
- * (--toggle-collect=bench_lookups).
+ * (--toggle-collect=bench_lookups).  "rows" prints each PC and the rules
+ * found for it in sframe-dump's words, or "none": libsframe_bench prints
+ * the same from GNU's decoding, and the two must be identical.
  *
  * User memory here is the section's bytes, read inline (a bounds check
  * and a load, counted) where the kernel has unsafe_get_user().
@@ -26,6 +29,7 @@
 #include "../../../kernel/unwind/sframe.c"
 
 #include "bench.h"
+#include "../../sframe/frame-str.h"
 #include "../../sframe/sframe-elf.h"
 
 #define BENCH_HOT_PCS	64
@@ -174,13 +178,35 @@ static int bench_run(const char *path, const char *file, unsigned int rounds)
 	return 0;
 }
 
+static int bench_rows(const char *path, const char *file)
+{
+	char text[UNWIND_USER_FRAME_STR_SIZE];
+	struct unwind_user_frame frame;
+	struct sframe_section sec;
+	struct sframe_loc loc;
+	uint64_t n, i, *pcs = bench_read_pcs(file, &n);
+
+	bench_open(path, &loc, &sec);
+	for (i = 0; i < n; i++)
+		printf("%#llx %s\n", (unsigned long long)pcs[i],
+		       sframe_find(&sec, pcs[i], &frame) ? "none" :
+		       unwind_user_frame_str(&frame, text, sizeof(text)));
+	free(pcs);
+	sframe_section_release(&sec);
+	sframe_elf_free(&loc);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "pcs"))
 		return bench_pcs(argv[2], argv[3], strtoull(argv[4], NULL, 0), argv[5]);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "run"))
 		return bench_run(argv[2], argv[3], bench_rounds(argc == 5 ? argv[4] : NULL));
+	if (argc == 4 && !strcmp(argv[1], "rows"))
+		return bench_rows(argv[2], argv[3]);
 	fprintf(stderr, "usage: sframe_bench pcs ELF uniform|fde|hot N FILE\n"
-			"       sframe_bench run ELF FILE [ROUNDS]\n");
+			"       sframe_bench run ELF FILE [ROUNDS]\n"
+			"       sframe_bench rows ELF FILE\n");
 	return 2;
 }

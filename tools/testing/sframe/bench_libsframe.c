@@ -4,10 +4,13 @@
  * wrote, for the comparison in bench.c.
  *
  *   libsframe_bench run ELF FILE [ROUNDS]
+ *   libsframe_bench rows ELF FILE
  *
  * libsframe decodes the section into its own memory once; its PCs are
  * offsets from the section's address.  Under callgrind,
- * bench_lookups() alone is the lookup's cost.
+ * bench_lookups() alone is the lookup's cost.  "rows" prints each PC and
+ * its row as sframe_bench does, in sframe-dump's words (for default FDEs,
+ * the only kind the benchmark's inputs have).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,48 @@ __attribute__((noinline)) void bench_lookups(sframe_decoder_ctx *dctx,
 	}
 }
 
+/* One PC's row in sframe-dump's words, as frame-str.c writes the kernel's */
+static void bench_row(sframe_decoder_ctx *dctx, uint64_t sec_addr, uint64_t pc)
+{
+	const uint32_t type = SFRAME_FDE_TYPE_DEFAULT;
+	sframe_frame_row_entry fre;
+	int32_t cfa, ra, fp;
+	int err = 0, ra_err = 0, fp_err = 0, base;
+
+	printf("%#llx ", (unsigned long long)pc);
+	if (sframe_find_fre(dctx, (int64_t)(pc - sec_addr), &fre)) {
+		printf("none\n");
+		return;
+	}
+	base = sframe_fre_get_base_reg_id(&fre, &err);
+	cfa = sframe_fre_get_cfa_offset(dctx, &fre, type, &err);
+	if (err) {
+		printf("outermost\n");
+		return;
+	}
+	ra = sframe_fre_get_ra_offset(dctx, &fre, type, &ra_err);
+	fp = sframe_fre_get_fp_offset(dctx, &fre, type, &fp_err);
+	printf("cfa=%s%+d ", base == SFRAME_BASE_REG_SP ? "sp" : "fp", cfa);
+	if (ra_err)
+		printf("ra=same ");
+	else
+		printf("ra=*(cfa%+d) ", ra);
+	if (fp_err)
+		printf("fp=same\n");
+	else
+		printf("fp=*(cfa%+d)\n", fp);
+}
+
+static int bench_rows(sframe_decoder_ctx *dctx, uint64_t sec_addr,
+		      const uint64_t *pcs, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		bench_row(dctx, sec_addr, pcs[i]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_result res = { 0 };
@@ -47,8 +92,10 @@ int main(int argc, char **argv)
 	uint64_t n, *pcs;
 	int err = 0;
 
-	if ((argc != 4 && argc != 5) || strcmp(argv[1], "run")) {
-		fprintf(stderr, "usage: libsframe_bench run ELF FILE [ROUNDS]\n");
+	if ((argc != 4 && argc != 5) ||
+	    (strcmp(argv[1], "run") && (strcmp(argv[1], "rows") || argc != 4))) {
+		fprintf(stderr, "usage: libsframe_bench run ELF FILE [ROUNDS]\n"
+				"       libsframe_bench rows ELF FILE\n");
 		return 2;
 	}
 	sframe_elf_load("libsframe_bench", argv[2], &loc);
@@ -57,6 +104,8 @@ int main(int argc, char **argv)
 	dctx = sframe_decode((const char *)loc.bytes, loc.size, &err);
 	if (!dctx)
 		sframe_elf_fail("sframe_decode: %s", sframe_errmsg(err));
+	if (!strcmp(argv[1], "rows"))
+		return bench_rows(dctx, loc.addr, pcs, n);
 	for (r = 0; r < rounds; r++) {
 		uint64_t t0 = bench_now_ns();
 
