@@ -102,8 +102,7 @@ int main(int argc, char **argv)
 	sf_tool_wait(bt, "bpftrace");
 	SF_CHECK(samples >= BT_SAMPLES, "%u samples", samples);
 	if (no_sframe)
-		sf_note("bpftrace: frame pointers alone got %u of %u samples to main", exact,
-			samples);
+		sf_check_control("bpftrace", exact, samples);
 	else if (SF_CHECK(exact * 1000ULL >= samples * 999ULL,
 			  "%u of %u samples exact to main", exact, samples))
 		sf_note("bpftrace ustack: %u of %u samples exact to main", exact, samples);

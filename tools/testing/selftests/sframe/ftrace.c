@@ -159,8 +159,7 @@ int main(int argc, char **argv)
 	SF_CHECK(stacks == FTRACE_SIGNALS, "%d user stacks traced, %d signals sent",
 		 stacks, FTRACE_SIGNALS);
 	if (no_sframe)
-		sf_note("frame pointers alone followed %d of %d user stacks to main",
-			exact, stacks);
+		sf_check_control("ftrace", exact, stacks);
 	else if (SF_CHECK(exact == stacks, "%d of %d user stacks exact to main", exact,
 			  stacks))
 		sf_note("%d of %d user stacks exact to main", exact, stacks);

@@ -245,8 +245,7 @@ int main(int argc, char **argv)
 			SF_CHECK(t[i].samples >= TOOL_SAMPLES, "%s: %u samples", t[i].name,
 				 t[i].samples);
 		if (no_sframe)
-			sf_note("%s %s: frame pointers alone got %u of %u samples to main",
-				argv[2], t[i].name, t[i].exact, t[i].samples);
+			sf_check_control(t[i].name, t[i].exact, t[i].samples);
 		else if (SF_CHECK(t[i].exact * 1000ULL >= t[i].samples * 999ULL,
 				  "%s: %u of %u samples exact to main", t[i].name,
 				  t[i].exact, t[i].samples))

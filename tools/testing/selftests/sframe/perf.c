@@ -339,8 +339,7 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 	SF_CHECK(t->samples >= PERF_SAMPLES, "%s: %u samples in %u rounds", t->name,
 		 t->samples, round);
 	if (perf_no_sframe)
-		sf_note("%s: frame pointers alone followed %u of %u samples to main",
-			t->name, t->exact, t->samples);
+		sf_check_control(t->name, t->exact, t->samples);
 	else if (SF_CHECK(t->exact * 1000ULL >= t->samples * 999ULL,
 			  "%s: %u of %u samples exact to main", t->name, t->exact,
 			  t->samples))

@@ -97,6 +97,23 @@ static void sf_print_set(const char *what, const struct sf_set *s)
 		printf("#     %s\n", s->line[i].text);
 }
 
+/*
+ * A control run, the same program without SFrame: frame pointers alone
+ * must NOT give whole stacks, or the checker that calls them exact could
+ * not tell a right walk from a wrong one.
+ */
+bool sf_check_control(const char *what, unsigned int exact, unsigned int total)
+{
+	if (!SF_CHECK(total, "%s: no stacks to control with", what) ||
+	    !SF_CHECK(exact * 100ULL <= total * (unsigned long long)SF_CONTROL_MAX_PERCENT,
+		      "%s: without SFrame %u of %u stacks still exact to main: the check does not discriminate",
+		      what, exact, total))
+		return false;
+	sf_note("%s: without SFrame, frame pointers alone followed %u of %u stacks to main",
+		what, exact, total);
+	return true;
+}
+
 /* /proc/self/sframe must hold exactly @want, in order. */
 bool sf_check_want(const struct sf_set *want, const char *step)
 {

@@ -33,6 +33,10 @@ void sf_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void __attribute__((noreturn)) sf_exit(void);
 
+/* Most a no-SFrame control may get exact, in percent */
+#define SF_CONTROL_MAX_PERCENT	1
+bool sf_check_control(const char *what, unsigned int exact, unsigned int total);
+
 unsigned long sf_page_size(void);
 unsigned long sf_page_down(unsigned long addr);
 unsigned long sf_page_up(unsigned long addr);
