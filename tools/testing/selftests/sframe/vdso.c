@@ -44,6 +44,8 @@
 #define VDSO_MAX_SECONDS	60
 #define VDSO_CALLS		2000
 #define VDSO_DATA_PAGES		64
+/* s390x: samples in the vDSO taken in the kernel, left out; see vdso_run() */
+#define VDSO_S390X_KERNEL_PERCENT	2
 
 #if defined(__x86_64__)
 #define VDSO_CGT	"__vdso_clock_gettime"
@@ -250,8 +252,12 @@ __attribute__((noinline)) void vdso_run(struct vdso_tally *t, long (*loop)(void)
 	 * interrupted an interrupt.  Such samples lose their stack past the
 	 * registers on s390x, outside the vDSO as much as in it (a limit of
 	 * the walker's synchronous user reads there, not of the vDSO's
-	 * SFrame); the few there are do not count.
+	 * SFrame); the few there are do not count, and must stay few: at most
+	 * VDSO_S390X_KERNEL_PERCENT of the samples in the vDSO.
 	 */
+	SF_CHECK(t->in_kernel * 100ULL <= t->in_vdso * VDSO_S390X_KERNEL_PERCENT,
+		 "%s: %u of %u samples in the vDSO taken in the kernel, left out",
+		 t->name, t->in_kernel, t->in_vdso);
 	SF_CHECK((t->exact - t->kernel_exact) * 1000ULL >=
 		 (t->in_vdso - t->in_kernel) * 999ULL,
 		 "%s: %u of %u samples in the vDSO taken in user mode exact to main",
