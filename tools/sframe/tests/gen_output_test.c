@@ -119,7 +119,7 @@ static void refused(const char *name, const uint8_t *f, size_t size, const char 
 	struct sframe_gen_elf out;
 	int ret;
 
-	test_name = name;
+	gen_test_start(name);
 	ret = build(f, size, &out);
 	CHECK(ret == -1 && strstr(err, want) && !strchr(err, '\n'),
 	      "got %d '%s', want '%s'", ret, err, want);
@@ -133,7 +133,7 @@ static void test_layout(bool big_endian)
 	uint64_t b, seg, sh, str;
 	int ret;
 
-	test_name = big_endian ? "layout, big endian" : "layout, little endian";
+	gen_test_start(big_endian ? "layout, big endian" : "layout, little endian");
 	make(f, big_endian);
 	ret = build(f, FILE_SIZE, &out);
 	CHECK(!ret, "%s", err);
@@ -191,27 +191,27 @@ static void test_sections(void)
 	uint8_t f[FILE_SIZE];
 	uint64_t sh;
 
-	test_name = "no section headers";
+	gen_test_start("no section headers");
 	make(f, false);
 	put(f, 0x28, 8, 0);
 	CHECK(!build(f, FILE_SIZE, &out) && !out.section_added && get(out.buf, 0x28, 8) == 0 &&
 	      out.size == out.sframe_off + out.sframe_size, "%s", err);
 	sframe_gen_elf_free(&out);
 
-	test_name = "no section name table";
+	gen_test_start("no section name table");
 	make(f, false);
 	put(f, 0x3e, 2, 0);
 	CHECK(!build(f, FILE_SIZE, &out) && !out.section_added &&
 	      get(out.buf, 0x28, 8) == SHOFF, "%s", err);
 	sframe_gen_elf_free(&out);
 
-	test_name = "name table SHT_NOBITS";
+	gen_test_start("name table SHT_NOBITS");
 	make(f, false);
 	shdr(f, 2, 7, 8, STROFF, STRSIZE);
 	CHECK(!build(f, FILE_SIZE, &out) && !out.section_added, "%s", err);
 	sframe_gen_elf_free(&out);
 
-	test_name = "extended numbering";
+	gen_test_start("extended numbering");
 	make(f, false);
 	put(f, 0x3c, 2, 0);
 	put(f, 0x3e, 2, 0xffff);
@@ -225,7 +225,7 @@ static void test_sections(void)
 	}
 	sframe_gen_elf_free(&out);
 
-	test_name = "an ET_EXEC at a high address";
+	gen_test_start("an ET_EXEC at a high address");
 	make(f, true);
 	put(f, 16, 2, 2);
 	phdr(f, 1, PT_LOAD, 0, 0x400000, FILE_SIZE, FILE_SIZE);
@@ -243,7 +243,7 @@ static void test_placement(void)
 	uint8_t f[FILE_SIZE], *big_file;
 	size_t n = 0x30001;
 
-	test_name = "address - offset not 64 KiB aligned: right after the file";
+	gen_test_start("address - offset not 64 KiB aligned: right after the file");
 	make(f, false);
 	phdr(f, 1, PT_LOAD, 0, 0x1000, FILE_SIZE, FILE_SIZE);
 	CHECK(!build(f, FILE_SIZE, &out) && out.seg_off == 0x10000 && out.seg_vaddr == 0x30000,
@@ -251,7 +251,7 @@ static void test_placement(void)
 	      (unsigned long long)out.seg_vaddr);
 	sframe_gen_elf_free(&out);
 
-	test_name = "a huge .bss: right after the file";
+	gen_test_start("a huge .bss: right after the file");
 	make(f, false);
 	phdr(f, 2, PT_LOAD, 0, 0x21000, 0, 1ULL << 30);
 	CHECK(!build(f, FILE_SIZE, &out) && out.seg_off == 0x10000 &&
@@ -259,7 +259,7 @@ static void test_placement(void)
 	      (unsigned long long)out.seg_off, (unsigned long long)out.seg_vaddr);
 	sframe_gen_elf_free(&out);
 
-	test_name = "a file longer than its memory image: the address follows";
+	gen_test_start("a file longer than its memory image: the address follows");
 	big_file = calloc(1, n);
 	if (!big_file)
 		abort();
@@ -354,7 +354,7 @@ static void test_hostile(void)
 	uint8_t f[FILE_SIZE], g[FILE_SIZE];
 	unsigned int i, j, made = 0, bad = 0;
 
-	test_name = "truncated";
+	gen_test_start("truncated");
 	make(f, false);
 	for (i = 0; i < FILE_SIZE; i++) {
 		if (build(f, i, &out))
@@ -366,7 +366,7 @@ static void test_hostile(void)
 	/* Whole section headers are needed, whole program headers suffice */
 	CHECK(!bad && made == 0, "%u prefixes refused without a message, %u made", bad, made);
 
-	test_name = "corrupt";
+	gen_test_start("corrupt");
 	srand(1);
 	for (i = 0; i < 20000; i++) {
 		memcpy(g, f, FILE_SIZE);
@@ -389,7 +389,7 @@ static void test_write(void)
 	struct stat sb;
 	FILE *in;
 
-	test_name = "write";
+	gen_test_start("write");
 	make(f, false);
 	if (!mkdtemp(dir) || build(f, FILE_SIZE, &out)) {
 		CHECK(0, "setup: %s", err);

@@ -216,7 +216,7 @@ static size_t s390_cie(void)
 
 static void begin(const char *name, bool big)
 {
-	test_name = name;
+	gen_test_start(name);
 	eb_reset(&B, big);
 }
 
@@ -839,7 +839,7 @@ static void expect_fail(const char *name, const char *part)
 	struct sframe_gen *gen;
 	char err[256] = "";
 
-	test_name = name;
+	gen_test_start(name);
 	conv_input(&in, SFRAME_GEN_X86_64);
 	gen = sframe_gen_new(&in, &st, err, sizeof(err));
 	CHECK(!gen && strstr(err, part), "expected failure with \"%s\", got %s", part,
@@ -852,7 +852,7 @@ static void expect_bad(const char *name, unsigned int bad, unsigned int skipped,
 {
 	struct conv c;
 
-	test_name = name;
+	gen_test_start(name);
 	if (convert(&c, SFRAME_GEN_X86_64)) {
 		expect_counts(&c, 1, 0, skipped, bad);
 		expect_reason(&c, part);
@@ -969,7 +969,7 @@ static void test_bad(void)
 		eb_fde(&B, false, x86_cie("zR", 0x1b), 0x1b, true, 0x1000, 0x10, insns,
 		       sizeof(insns));
 	}
-	test_name = "remember_state at the bound";
+	gen_test_start("remember_state at the bound");
 	if (convert(&c, SFRAME_GEN_X86_64))
 		expect_counts(&c, 2, 0, 0, 0);
 	conv_free(&c);
@@ -1149,7 +1149,7 @@ static void test_bad(void)
 	good_fde();
 	FDE(x86_cie("zR", 0x1b), 0x1000, 0x10, 0x41, 0x0e, 16, 0x04, 0xff, 0xff, 0xff, 0xff,
 	    0x0e, 24, 0x04, 0xff, 0xff, 0xff, 0xff);
-	test_name = "huge advance";
+	gen_test_start("huge advance");
 	if (convert(&c, SFRAME_GEN_X86_64)) {
 		expect(&c, 0x100f, F(R_SP(16), R_AT(-8), R_SAME));
 		expect_counts(&c, 2, 0, 0, 0);
@@ -1161,7 +1161,7 @@ static void test_bad(void)
 	good_fde();
 	cie = eb_cie(&B, false, 1, "zR", 0x1b, UINT64_MAX, -8, 16, x86_init, sizeof(x86_init));
 	FDE(cie, 0x1000, 0x10, 0x0e, 16, 0x7f, 0x0e, 24);
-	test_name = "huge code alignment factor";
+	gen_test_start("huge code alignment factor");
 	if (convert(&c, SFRAME_GEN_X86_64))
 		expect(&c, 0x100f, F(R_SP(16), R_AT(-8), R_SAME));
 	conv_free(&c);
@@ -1172,7 +1172,7 @@ static void test_bad(void)
 	FDE(cie, 0x2000, 0x20, 0);
 	FDE(cie, 0x2010, 0x20, 0x41, 0x0e, 16);
 	FDE(cie, 0x9000, 0x10, 0);
-	test_name = "overlapping FDEs";
+	gen_test_start("overlapping FDEs");
 	if (convert(&c, SFRAME_GEN_X86_64)) {
 		expect_counts(&c, 2, 0, 1, 0);
 		expect(&c, 0x2011, F(R_SP(8), R_AT(-8), R_SAME));
@@ -1185,7 +1185,7 @@ static void test_bad(void)
 		conv_input(&in, SFRAME_GEN_X86_64);
 		in.text_start = 0x8000;
 		in.text_end = 0xa000;
-		test_name = "text range";
+		gen_test_start("text range");
 		if (convert_in(&c, &in)) {
 			expect_counts(&c, 1, 0, 0, 0);
 			expect_none(&c, 0x2000);
@@ -1239,7 +1239,7 @@ static void test_explosion(void)
 		insns[n++] = i & 1 ? 16 : 24;
 	}
 	eb_fde(&B, false, x86_cie("zR", 0x1b), 0x1b, true, 0x100000, 100000, insns, n);
-	test_name = "many rows";
+	gen_test_start("many rows");
 	if (convert(&c, SFRAME_GEN_X86_64)) {
 		CHECK(c.st.fres == 60001, "fres %u", c.st.fres);
 		expect(&c, 0x100000 + 59999, F(R_SP(24), R_AT(-8), R_SAME));
@@ -1259,7 +1259,7 @@ static void test_explosion(void)
 		for (i = 0; i < 20000; i++)
 			FDE(cie, 0x10000 + i * 16, 16, 0);
 		t0 = clock();
-		test_name = "long CIE program";
+		gen_test_start("long CIE program");
 		if (convert(&c, SFRAME_GEN_X86_64))
 			expect_counts(&c, 20000, 0, 0, 0);
 		CHECK(clock() - t0 < 2 * CLOCKS_PER_SEC, "took %ld ms",
