@@ -65,6 +65,7 @@ void unwind_deferred_cancel(struct unwind_work *work);
 
 void unwind_deferred_task_exit(struct task_struct *task);
 void unwind_deferred_task_exec(struct task_struct *task);
+/* CONFIG_UNWIND_USER_DEFERRED_TEST only: /proc/unwind_deferred_test's count */
 long unwind_deferred_walk_count(void);
 
 /*

@@ -37,8 +37,29 @@ static LIST_HEAD(unwind_works);
 static unsigned long unwind_works_bits;
 DEFINE_STATIC_SRCU(unwind_srcu);
 
-/* Walks done, not served from a cache: what tests compare */
+#ifdef CONFIG_UNWIND_USER_DEFERRED_TEST
+/* Walks done, not served from a cache: what the end-to-end tests compare */
 static atomic_long_t unwind_deferred_walks = ATOMIC_LONG_INIT(0);
+
+static void unwind_count_walk(void)
+{
+	unwind_count_walk();
+}
+
+/**
+ * unwind_deferred_walk_count() - user stacks walked for deferred requests
+ *
+ * Requests served from a task's cache do not count: tests compare it.
+ *
+ * Return: the count since boot.
+ */
+long unwind_deferred_walk_count(void)
+{
+	return atomic_long_read(&unwind_deferred_walks);
+}
+#else
+static inline void unwind_count_walk(void) {}
+#endif
 
 /* Per CPU count of stays in the kernel given a cookie: see union unwind_task_id */
 static DEFINE_PER_CPU(u32, unwind_ctx_ctr);
@@ -118,7 +139,7 @@ int unwind_user_faultable(struct unwind_stacktrace *trace)
 	cache->walked = true;
 	/* unwind_reset_info() forgets the walk on the way to user space. */
 	atomic_long_or(UNWIND_USED, &info->unwind_mask);
-	atomic_long_inc(&unwind_deferred_walks);
+	unwind_count_walk();
 	return 0;
 }
 
@@ -344,16 +365,4 @@ void unwind_deferred_task_exec(struct task_struct *task)
 		return;
 	unwind_deferred_task_exit(task);
 	unwind_reset_info();
-}
-
-/**
- * unwind_deferred_walk_count() - user stacks walked for deferred requests
- *
- * Requests served from a task's cache do not count: tests compare it.
- *
- * Return: the count since boot.
- */
-long unwind_deferred_walk_count(void)
-{
-	return atomic_long_read(&unwind_deferred_walks);
 }
