@@ -116,7 +116,8 @@ struct sframe_fre {
  * sframe_search() - the last of @n sorted start addresses at or below @key
  * @n: number of entries.
  * @key: the address looked for.
- * @start: stores the start of entry @i in @*value; returns 0 or an error.
+ * @start: stores the start of entry @i where its third argument points;
+ *	returns 0 or an error.
  * @data: passed to @start.
  * @found: set to the index of the entry found.
  *

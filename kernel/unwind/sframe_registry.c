@@ -541,6 +541,7 @@ static void sframe_populate(unsigned long start, unsigned long end)
  * @file: the file.
  *
  * Context: Any; takes no lock but RCU.
+ * Return: true if one of @mm's registered ranges is of @file.
  */
 bool sframe_has_file(struct mm_struct *mm, const struct file *file)
 {
