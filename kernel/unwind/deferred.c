@@ -43,7 +43,7 @@ static atomic_long_t unwind_deferred_walks = ATOMIC_LONG_INIT(0);
 
 static void unwind_count_walk(void)
 {
-	unwind_count_walk();
+	atomic_long_inc(&unwind_deferred_walks);
 }
 
 /**
