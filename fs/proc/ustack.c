@@ -7,11 +7,26 @@
  * The reading thread's own file (/proc/thread-self/ustack) shows its stack
  * at that read() call.  Another thread's shows the stack at the point the
  * thread entered the kernel, and only while it stays there: stopped,
- * traced, or blocked in a system call.  A thread that is running cannot
- * be read (EBUSY: stop it first), and one that runs before the walk is
- * over gives EAGAIN, as its stack may have changed under the walk.  The
- * reader must be allowed to ptrace it, as for /proc/<pid>/mem, and its
- * memory is read the way that file reads it.
+ * traced, frozen, or blocked in a system call.  A thread that is running
+ * cannot be read (EBUSY: stop it first), and one that runs before the walk
+ * is over gives EAGAIN, as its stack may have changed under the walk.
+ * Nothing here waits for the thread: neither for it to leave the CPU nor
+ * for a freezer to let it go.
+ *
+ * As /proc/<pid>/mem, the file is checked and bound at open: the opener
+ * must be allowed to ptrace the thread (PTRACE_MODE_ATTACH_FSCREDS; its
+ * own process needs no check), and the file keeps the address space the
+ * thread had then, so whoever reads the descriptor later (a process it was
+ * passed to, the opener after it gave up privileges) sees what the opener
+ * was allowed to see.  Once the thread has exec()ed, its stack is not in
+ * that address space: a read gives ESRCH, for the reading thread's own
+ * file too (a descriptor kept across exec of a setuid program must not
+ * show the program's stack).  A kernel thread, a thread that has exited
+ * (a zombie) and one that exits after the open have no user stack: their
+ * file is empty.  Mode 0400, as /proc/<pid>/stack, mem, environ and syscall,
+ * the files that show what only a tracer may see: anyone but the thread's
+ * owner (root, for a process that is not dumpable) is turned away before
+ * the ptrace check.  Its memory is read the way /proc/<pid>/mem reads it.
  *
  * A line's method says how the frame's address was found: "sframe" (the
  * SFrame rules of the code below it), "fp" (frame pointers), "signal"
@@ -26,6 +41,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/unwind_user.h>
+#include <linux/wait.h>
 
 #include "internal.h"
 
@@ -68,72 +84,172 @@ static int ustack_show(struct seq_file *m, struct unwind_user_state *state)
 	return 0;
 }
 
+/* Another thread, seen while the scheduler holds it where it is */
+struct ustack_stop {
+	struct pt_regs	*regs;		/* copied here at the first look */
+	unsigned long	nr_switches;	/* its context switches then */
+};
+
 /*
- * The user registers of @task, which must not be running; @state and
- * @ncsw say what it was doing, so that the caller can tell it stayed so.
+ * Called through task_call_func(), which holds off @task's wakeup and
+ * scheduling: it is inactive if it is neither on a CPU nor queued to run
+ * (task_is_runnable() counts a task whose dequeue the scheduler delayed
+ * as blocked), the test the freezer makes before it touches a task's
+ * state (__set_task_frozen()).  Stopped, traced, asleep or frozen, it
+ * cannot run before it is woken and switched in, and every way it then
+ * leaves the CPU again counts a context switch.  So the state is not
+ * looked at, and in particular not matched with wait_task_inactive():
+ * when the freezer moves a task's state to saved_state, that function
+ * takes the task to be still queued and waits for it in uninterruptible
+ * ticks until the thaw, which would leave the reader unkillable and make
+ * a suspend fail on it.
  */
-static int ustack_task_regs(struct task_struct *task, struct pt_regs *regs,
-			    unsigned int *state, unsigned long *ncsw)
+static int ustack_inactive(struct task_struct *task, void *arg)
 {
-	*state = READ_ONCE(task->__state);
-	if (*state == TASK_RUNNING)
+	struct ustack_stop *stop = arg;
+	unsigned long nr = task->nvcsw + task->nivcsw;
+
+	if (task_curr(task) || task_is_runnable(task))
 		return -EBUSY;
-	*ncsw = wait_task_inactive(task, *state);
-	if (!*ncsw)
-		return -EBUSY;
-	if (!try_get_task_stack(task))
-		return -ESRCH;
-	*regs = *task_pt_regs(task);
-	put_task_stack(task);
-	return 0;
+	if (stop->regs) {
+		*stop->regs = *task_pt_regs(task);
+		stop->nr_switches = nr;
+		return 0;
+	}
+	return nr == stop->nr_switches ? 0 : -EAGAIN;
 }
 
-static int ustack_show_task(struct seq_file *m, struct task_struct *task)
+/*
+ * @task's user stack, walked in @mm.  exec() replaces a thread's mm under
+ * exec_update_lock, held for writing: holding it for reading across the
+ * copy of the registers and the walk keeps both in the address space the
+ * file was opened on, as proc_pid_stack() holds it (lock_trace()) over the
+ * kernel stack.
+ */
+static int ustack_show_task(struct seq_file *m, struct task_struct *task,
+			    struct mm_struct *mm)
 {
+	struct ustack_stop stop = {};
 	struct unwind_user_state walk;
-	unsigned long ncsw;
-	struct mm_struct *mm;
+	struct mm_struct *task_mm;
 	struct pt_regs regs;
-	unsigned int state;
 	int ret;
 
-	mm = mm_access(task, PTRACE_MODE_ATTACH_FSCREDS);
-	if (IS_ERR(mm))
-		return PTR_ERR(mm);
-	/* A kernel thread, or one past exit_mm(): no user stack */
-	if (!mm)
-		return 0;
-	ret = ustack_task_regs(task, &regs, &state, &ncsw);
-	if (!ret) {
-		unwind_user_start_remote(&walk, task, mm, &regs);
-		ret = ustack_show(m, &walk);
-		/* Its registers and stack may have changed under the walk. */
-		if (!ret && wait_task_inactive(task, state) != ncsw)
-			ret = -EAGAIN;
+	ret = down_read_killable(&task->signal->exec_update_lock);
+	if (ret)
+		return ret;
+	task_mm = get_task_mm(task);
+	if (task_mm != mm) {
+		/* exec()ed since the open: ESRCH; exited: no user stack */
+		ret = task_mm ? -ESRCH : 0;
+		goto unlock;
 	}
-	mmput(mm);
+	if (!try_get_task_stack(task)) {
+		ret = 0;
+		goto unlock;
+	}
+	stop.regs = &regs;
+	ret = task_call_func(task, ustack_inactive, &stop);
+	put_task_stack(task);
+	if (ret)
+		goto unlock;
+	unwind_user_start_remote(&walk, task, mm, &regs);
+	ret = ustack_show(m, &walk);
+	/* Its registers and stack may have changed under the walk. */
+	stop.regs = NULL;
+	if (!ret && task_call_func(task, ustack_inactive, &stop))
+		ret = -EAGAIN;
+unlock:
+	up_read(&task->signal->exec_update_lock);
+	if (task_mm)
+		mmput(task_mm);
 	return ret;
 }
 
 /**
- * proc_pid_ustack() - show a thread's user stack
- * @m: the file's seq_file.
- * @ns: the pid namespace of the /proc instance.
- * @pid: the pid of the directory.
- * @task: the task of the directory: the reader's own thread, or one the
- *	reader may ptrace that is not running.
+ * ustack_seq_show() - show a thread's user stack
+ * @m: the file's seq_file; @m->private is the address space the file was
+ *	opened on, NULL for a thread that had none.
+ * @v: unused (single_open()).
+ *
+ * The reading thread's own stack at this read(), or that of another thread
+ * which is not running, as long as it is still in the address space the
+ * file was opened on.
  *
  * Context: Process context, in the reader's read(); faults and sleeps.
- * Return: 0; -EACCES if the reader may not ptrace @task; -EBUSY if @task
- *	is running; -EAGAIN if it ran during the walk; -EINTR when killed.
+ * Return: 0, with nothing shown for a thread with no user stack (a kernel
+ *	thread, one that has exited); -ESRCH if the thread has exec()ed
+ *	since the open or is gone; -EBUSY if it is running; -EAGAIN if it
+ *	ran during the walk; -EINTR when the reader is killed.
  */
-int proc_pid_ustack(struct seq_file *m, struct pid_namespace *ns,
-		    struct pid *pid, struct task_struct *task)
+static int ustack_seq_show(struct seq_file *m, void *v)
 {
+	struct mm_struct *mm = m->private;
 	struct unwind_user_state walk;
+	struct task_struct *task;
+	int ret;
 
-	if (task != current)
-		return ustack_show_task(m, task);
-	unwind_user_start(&walk, false);
-	return ustack_show(m, &walk);
+	/* Opened on a kernel thread or on one that had exited */
+	if (!mm)
+		return 0;
+	task = get_proc_task(file_inode(m->file));
+	if (!task)
+		return -ESRCH;
+	if (task != current) {
+		ret = ustack_show_task(m, task, mm);
+	} else if (current->mm != mm) {
+		/* Its own file, kept across exec(): not the image it was opened on */
+		ret = -ESRCH;
+	} else {
+		unwind_user_start(&walk, false);
+		ret = ustack_show(m, &walk);
+	}
+	put_task_struct(task);
+	return ret;
 }
+
+/**
+ * ustack_open() - check the opener and bind the file to an address space
+ * @inode: the file's inode, in a /proc/<pid> or /proc/<pid>/task/<tid>
+ *	directory.
+ * @file: the file being opened.
+ *
+ * The check of /proc/<pid>/mem, made once, with the opener's credentials:
+ * whoever reads the descriptor later sees what the opener may see.  The
+ * address space is pinned (mmgrab(), not its memory) so that a read can
+ * tell that the thread is still in it.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0 (a kernel thread, or one that has exited, opens with no
+ *	address space and reads as empty); -EACCES if the opener may not
+ *	ptrace the thread; -ESRCH if it is gone; -EINTR when the opener is
+ *	killed; -ENOMEM.
+ */
+static int ustack_open(struct inode *inode, struct file *file)
+{
+	struct mm_struct *mm = proc_mem_open(inode, PTRACE_MODE_ATTACH);
+	int ret;
+
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	ret = single_open(file, ustack_seq_show, mm);
+	if (ret && mm)
+		mmdrop(mm);
+	return ret;
+}
+
+static int ustack_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	if (m->private)
+		mmdrop(m->private);
+	return single_release(inode, file);
+}
+
+const struct file_operations proc_pid_ustack_operations = {
+	.open		= ustack_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= ustack_release,
+};

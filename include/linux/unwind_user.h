@@ -11,10 +11,7 @@
 #include <linux/unwind_user_types.h>
 
 struct mm_struct;
-struct pid;
-struct pid_namespace;
 struct pt_regs;
-struct seq_file;
 struct task_struct;
 
 /*
@@ -156,8 +153,7 @@ int unwind_user_start_remote(struct unwind_user_state *state,
 			     struct pt_regs *regs);
 int unwind_user_next(struct unwind_user_state *state);
 
-int proc_pid_ustack(struct seq_file *m, struct pid_namespace *ns,
-		    struct pid *pid, struct task_struct *task);
+extern const struct file_operations proc_pid_ustack_operations;
 
 #else /* !CONFIG_UNWIND_USER */
 

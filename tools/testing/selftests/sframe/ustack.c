@@ -14,6 +14,24 @@
  *            stopped by SIGSTOP (stopped) and by a tracer (traced); and a
  *            child that gave up root, which may not read this process's
  *            file (denied: EACCES)
+ *   open-*   the file is checked and bound at open, as /proc/<pid>/mem:
+ *            a descriptor root opened on the blocked child still reads
+ *            after the reader gave up root for nobody, who cannot open
+ *            it (kept); nobody cannot open the file of a process of
+ *            nobody's that keeps capabilities nobody lacks, though the
+ *            mode lets it try (denied: EACCES at open, not at read)
+ *   exec-*   a descriptor opened before the thread exec()s shows nothing
+ *            of the new image: ESRCH, read by another process (remote),
+ *            and by the new image itself from its own thread's file
+ *            opened before the exec (self), as a setuid program would
+ *   empty-*  no user stack, an empty file: a zombie child (zombie), a
+ *            child that exits after the open (exited) and kthreadd
+ *            (kthread)
+ *   remote-frozen  a stopped child, frozen and thawed by the legacy
+ *            cgroup freezer (TASK_FROZEN, as suspend freezes) while
+ *            another thread reads its file over and over: reads go on
+ *            while it is frozen and show its stack; none waits for the
+ *            thaw, as wait_task_inactive() did
  *   dlopen   main > dl_a > dl_ustack_mid (a dlopen-ed library) > chain_c > leaf
  *   signal   main > signal > sig_a > sig_b, interrupted by a signal:
  *            handler > leaf
@@ -38,11 +56,15 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -349,30 +371,99 @@ static bool ustack_wait_read(int pid, int tid)
 			"thread %d of %d not blocked in read()", tid, pid);
 }
 
-/* Reads another thread's file into ustack_got: 0, or the errno of the read */
-static int ustack_read_remote(int pid, int tid)
+/* Reads @fd into @u: 0 (@u->n frames, none if the file is empty) or an errno */
+static int ustack_pread(int fd, struct ustack *u)
+{
+	long got;
+
+	memset(u, 0, sizeof(*u));
+	got = pread(fd, u->text, sizeof(u->text) - 1, 0);
+	if (got < 0)
+		return errno;
+	u->text[got] = 0;
+	ustack_parse(u);
+	return 0;
+}
+
+/* Opens another thread's file: the descriptor, or -errno */
+static int ustack_open_remote(int pid, int tid)
 {
 	char path[64];
-	long got;
-	int fd, err;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/ustack", pid, tid);
 	fd = open(path, O_RDONLY);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Reads another thread's file into ustack_got: 0, or the errno of the read */
+static int ustack_read_remote(int pid, int tid)
+{
+	int fd = ustack_open_remote(pid, tid), err;
+
 	if (fd < 0)
-		return errno;
-	memset(&ustack_got, 0, sizeof(ustack_got));
-	got = pread(fd, ustack_got.text, sizeof(ustack_got.text) - 1, 0);
-	err = errno;
+		return -fd;
+	err = ustack_pread(fd, &ustack_got);
 	close(fd);
-	if (got < 0)
-		return err;
-	ustack_take_result(got);
-	return 0;
+	if (!err)
+		SF_CHECK(ustack_got.n > 0, "the ustack of %d/%d is empty", pid, tid);
+	return err;
+}
+
+/*
+ * A child blocked in the leaf's read() of a pipe, the write end in *@wfd
+ * (closing it lets the child exit 0); with @keep_caps, as nobody that
+ * kept root's capabilities, so that nobody may not ptrace it.  Its stack
+ * is ustack_want_blocked.
+ */
+__attribute__((noinline)) pid_t ustack_blocked_child(int *wfd, bool keep_caps)
+{
+	int pipefd[2];
+	pid_t pid;
+
+	if (!SF_CHECK(!pipe(pipefd), "pipe"))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(pipefd[1]);
+		if (keep_caps && (prctl(PR_SET_KEEPCAPS, 1) ||
+				  setresgid(65534, 65534, 65534) ||
+				  setresuid(65534, 65534, 65534) ||
+				  prctl(PR_SET_DUMPABLE, 1)))
+			_exit(2);
+		ustack_fd = pipefd[0];
+		ustack_nr = SYS_read;
+		ustack_chain_a();
+		_exit(0);
+	}
+	close(pipefd[0]);
+	if (!SF_CHECK(pid > 0, "fork")) {
+		close(pipefd[1]);
+		return -1;
+	}
+	*wfd = pipefd[1];
+	return pid;
+}
+
+static const char *const ustack_want_blocked[] = {
+	"ustack_leaf", "ustack_chain_c", "lib_ustack_mid",
+	"ustack_chain_a", "ustack_blocked_child", NULL
+};
+
+/* Lets the blocked child go and checks that it exited 0 */
+static void ustack_end_child(pid_t pid, int wfd)
+{
+	int status = 0;
+
+	close(wfd);
+	SF_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		 !WEXITSTATUS(status), "the blocked child failed (status %#x)", status);
 }
 
 static void ustack_remote_blocked(const char *const *want)
 {
-	int pipefd[2], status = 0;
+	int pipefd[2], err;
 	pid_t pid;
 
 	if (!SF_CHECK(!pipe(pipefd), "pipe"))
@@ -388,13 +479,13 @@ static void ustack_remote_blocked(const char *const *want)
 	}
 	close(pipefd[0]);
 	if (SF_CHECK(pid > 0, "fork") && ustack_wait_read(pid, pid) &&
-	    SF_CHECK(!ustack_read_remote(pid, pid), "reading the child's ustack: %m"))
+	    SF_CHECK(!(err = ustack_read_remote(pid, pid)),
+		     "reading the child's ustack: %s", strerror(err)))
 		ustack_check("remote-blocked", &ustack_got, want);
-	close(pipefd[1]);
 	if (pid > 0)
-		SF_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-			 !WEXITSTATUS(status), "the blocked child failed (status %#x)",
-			 status);
+		ustack_end_child(pid, pipefd[1]);
+	else
+		close(pipefd[1]);
 }
 
 static int ustack_thread_tid;
@@ -440,13 +531,16 @@ static void ustack_remote_thread(void)
 	ustack_nr = SYS_pread64;
 }
 
+/* The stack of a child spinning in ustack_spin_leaf() */
+static const char *const ustack_want_spin[] = {
+	"ustack_spin_leaf", "ustack_spin_c", "lib_ustack_mid",
+	"ustack_spin_a", "main", NULL
+};
+
 /* A running child cannot be read; stopped, or traced, it can. */
 static void ustack_remote_spin(void)
 {
-	static const char *const want[] = {
-		"ustack_spin_leaf", "ustack_spin_c", "lib_ustack_mid",
-		"ustack_spin_a", "main", NULL
-	};
+	const char *const *want = ustack_want_spin;
 	int ready[2], status = 0, err;
 	pid_t pid;
 	char c = 0;
@@ -517,6 +611,435 @@ static void ustack_remote_denied(void)
 			 "setresuid failed" : "read did not fail with EACCES");
 }
 
+/* Runs @fn in a child as nobody; true if it exited 0 (its own checks passed) */
+static bool ustack_as_nobody(const char *name, void (*fn)(void *arg), void *arg)
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		/* Only this child's own checks count in its exit status. */
+		sf_failed = 0;
+		if (!SF_CHECK(!setresgid(65534, 65534, 65534) &&
+			      !setresuid(65534, 65534, 65534), "%s: setresuid: %m", name))
+			sf_exit();
+		fn(arg);
+		sf_exit();
+	}
+	return SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+			!WEXITSTATUS(status), "%s: the child as nobody failed (status %#x)",
+			name, status);
+}
+
+struct ustack_kept {
+	int		fd, pid;
+	const char	*const *want;
+};
+
+static void ustack_read_kept(void *arg)
+{
+	const struct ustack_kept *k = arg;
+	int fd = ustack_open_remote(k->pid, k->pid), err;
+
+	SF_CHECK(fd == -EACCES, "open-kept: nobody opened root's child's file (%s)",
+		 fd < 0 ? strerror(-fd) : "no error");
+	if (fd >= 0)
+		close(fd);
+	err = ustack_pread(k->fd, &ustack_got);
+	if (SF_CHECK(!err, "open-kept: reading root's descriptor as nobody: %s",
+		     strerror(err)))
+		ustack_check("open-kept", &ustack_got, k->want);
+}
+
+/* The check is made when root opens the file: nobody may read that descriptor. */
+static void ustack_open_kept(void)
+{
+	struct ustack_kept k = { .want = ustack_want_blocked };
+	int wfd;
+
+	if (geteuid()) {
+		sf_note("open-kept: not root, nothing to give up");
+		return;
+	}
+	k.pid = ustack_blocked_child(&wfd, false);
+	if (k.pid < 0)
+		return;
+	if (ustack_wait_read(k.pid, k.pid)) {
+		k.fd = ustack_open_remote(k.pid, k.pid);
+		if (SF_CHECK(k.fd >= 0, "open-kept: %s", strerror(-k.fd))) {
+			ustack_as_nobody("open-kept", ustack_read_kept, &k);
+			close(k.fd);
+		}
+	}
+	ustack_end_child(k.pid, wfd);
+}
+
+static void ustack_open_denied_child(void *arg)
+{
+	char path[64];
+	struct stat st;
+	int pid = *(int *)arg, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/ustack", pid, pid);
+	/* Owned by nobody: the mode bits let nobody try, the ptrace check must refuse. */
+	if (!SF_CHECK(!stat(path, &st) && st.st_uid == 65534,
+		      "open-denied: %s is not nobody's (uid %d)", path, (int)st.st_uid))
+		return;
+	fd = ustack_open_remote(pid, pid);
+	if (SF_CHECK(fd == -EACCES, "open-denied: opening %s gave %s, not EACCES", path,
+		     fd < 0 ? strerror(-fd) : "a descriptor"))
+		sf_note("open-denied: nobody's open of a file it owns: EACCES");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* nobody may not ptrace a process of nobody's with more capabilities. */
+static void ustack_open_denied(void)
+{
+	int pid, wfd;
+
+	if (geteuid()) {
+		sf_note("open-denied: not root, no capabilities to keep");
+		return;
+	}
+	pid = ustack_blocked_child(&wfd, true);
+	if (pid < 0)
+		return;
+	if (ustack_wait_read(pid, pid))
+		ustack_as_nobody("open-denied", ustack_open_denied_child, &pid);
+	ustack_end_child(pid, wfd);
+}
+
+/*
+ * The image a child exec()s (main's --exec-blocked RFD READY): says it
+ * runs; main then blocks in the leaf's read() of RFD.
+ */
+static bool ustack_exec_blocked(char **argv)
+{
+	ustack_fd = atoi(argv[2]);
+	ustack_nr = SYS_read;
+	return write(atoi(argv[3]), "x", 1) == 1;
+}
+
+/*
+ * The image a child exec()s (main's --exec-read FD): reads its own
+ * thread's file, opened before the exec; 0 if that gave ESRCH, 1 if it
+ * showed a stack, 2 for any other error.
+ */
+static int ustack_exec_read(char **argv)
+{
+	int err = ustack_pread(atoi(argv[2]), &ustack_got);
+
+	if (!err)
+		ustack_show(&ustack_got);
+	return err == ESRCH ? 0 : err ? 2 : 1;
+}
+
+/* A descriptor opened on a child before it execs shows nothing of the new image. */
+static void ustack_exec_remote(void)
+{
+	int go[2], in[2], ready[2], fd = -1, status = 0, err;
+	char rfd[16], wready[16], c;
+	char *argv[] = { "sf-ustack", "--exec-blocked", rfd, wready, NULL };
+	pid_t pid;
+
+	if (!SF_CHECK(!pipe(go) && !pipe(in) && !pipe(ready), "pipe"))
+		return;
+	snprintf(rfd, sizeof(rfd), "%d", in[0]);
+	snprintf(wready, sizeof(wready), "%d", ready[1]);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(go[1]);
+		close(in[1]);
+		close(ready[0]);
+		/* Opened on this image; exec once the parent has its descriptor */
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(go[0]);
+	close(in[0]);
+	close(ready[1]);
+	if (!SF_CHECK(pid > 0, "fork"))
+		goto out;
+	fd = ustack_open_remote(pid, pid);
+	if (!SF_CHECK(fd >= 0, "exec-remote: opening the child's file: %s", strerror(-fd)) ||
+	    !SF_CHECK(write(go[1], "x", 1) == 1 && read(ready[0], &c, 1) == 1,
+		      "exec-remote: the child did not exec") ||
+	    !ustack_wait_read(pid, pid))
+		goto out;
+	err = ustack_pread(fd, &ustack_got);
+	if (!SF_CHECK(err == ESRCH, "exec-remote: reading after the exec gave %s, not ESRCH",
+		      err ? strerror(err) : "a stack"))
+		ustack_show(&ustack_got);
+	/*
+	 * A new descriptor shows the new image (laid out apart from this one,
+	 * so its frames are counted, not named): the refusal is the old one's.
+	 */
+	if (SF_CHECK(!(err = ustack_read_remote(pid, pid)),
+		     "exec-remote: a new descriptor: %s", strerror(err)))
+		sf_note("exec-remote: a new descriptor shows %d frames", ustack_got.n);
+out:
+	if (fd >= 0)
+		close(fd);
+	close(go[1]);
+	close(in[1]);
+	close(ready[0]);
+	if (pid > 0)
+		SF_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+			 !WEXITSTATUS(status), "exec-remote: the child failed (status %#x)",
+			 status);
+}
+
+/* A thread's own file, opened before it execs, shows nothing of the new image. */
+static void ustack_exec_self(void)
+{
+	char fdtext[16];
+	char *argv[] = { "sf-ustack", "--exec-read", fdtext, NULL };
+	int status = 0, fd;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		fd = open("/proc/thread-self/ustack", O_RDONLY);
+		if (fd < 0)
+			_exit(3);
+		snprintf(fdtext, sizeof(fdtext), "%d", fd);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	if (SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+		     "exec-self: the child (status %#x)", status) &&
+	    SF_CHECK(!WEXITSTATUS(status), "exec-self: the new image's read %s",
+		     WEXITSTATUS(status) == 1 ? "showed its stack" :
+		     WEXITSTATUS(status) == 2 ? "failed, not with ESRCH" : "did not run"))
+		sf_note("exec-self: ESRCH");
+}
+
+/* Reads the file opened as @fd: it must be empty */
+static void ustack_check_empty(const char *name, int fd)
+{
+	int err;
+
+	if (!SF_CHECK(fd >= 0, "%s: open: %s", name, strerror(-fd)))
+		return;
+	err = ustack_pread(fd, &ustack_got);
+	if (SF_CHECK(!err, "%s: read: %s", name, strerror(err)) &&
+	    SF_CHECK(!ustack_got.text[0], "%s: not empty: '%.64s'", name, ustack_got.text))
+		sf_note("%s: empty", name);
+	close(fd);
+}
+
+/* Waits for @pid to be a zombie, not reaping it */
+static bool ustack_wait_zombie(pid_t pid)
+{
+	siginfo_t si;
+
+	return SF_CHECK(!waitid(P_PID, pid, &si, WEXITED | WNOWAIT), "waitid: %m");
+}
+
+/* No user stack: a zombie, a thread that exits after the open, a kernel thread */
+static void ustack_empty(void)
+{
+	char comm[32] = "";
+	int fd, wfd, status;
+	pid_t pid;
+	FILE *f;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	if (SF_CHECK(pid > 0, "fork") && ustack_wait_zombie(pid))
+		ustack_check_empty("empty-zombie", ustack_open_remote(pid, pid));
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+
+	pid = ustack_blocked_child(&wfd, false);
+	if (pid > 0) {
+		fd = ustack_open_remote(pid, pid);
+		close(wfd);
+		if (ustack_wait_zombie(pid))
+			ustack_check_empty("empty-exited", fd);
+		waitpid(pid, &status, 0);
+	}
+
+	f = fopen("/proc/2/comm", "r");
+	if (f && fgets(comm, sizeof(comm), f) && !strcmp(comm, "kthreadd\n"))
+		ustack_check_empty("empty-kthread", ustack_open_remote(2, 2));
+	else
+		sf_fail("empty-kthread: pid 2 is not kthreadd ('%s')", comm);
+	if (f)
+		fclose(f);
+}
+
+#define USTACK_FREEZER		"/tmp/sf-ustack-freezer"
+#define USTACK_FREEZER_CG	USTACK_FREEZER "/sf-ustack"
+#define USTACK_FREEZE_ROUNDS	8
+#define USTACK_FREEZE_MS	300
+
+static bool ustack_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Freezes (or thaws) the freezer cgroup and waits until it is so */
+static bool ustack_freeze(bool freeze)
+{
+	const char *want = freeze ? "FROZEN" : "THAWED";
+	long deadline = sf_now_ms() + USTACK_REMOTE_WAIT_MS;
+	char state[32];
+	FILE *f;
+
+	if (!SF_CHECK(ustack_write_file(USTACK_FREEZER_CG "/freezer.state", want),
+		      "writing %s to freezer.state: %m", want))
+		return false;
+	do {
+		f = fopen(USTACK_FREEZER_CG "/freezer.state", "r");
+		state[0] = 0;
+		if (f) {
+			if (!fgets(state, sizeof(state), f))
+				state[0] = 0;
+			fclose(f);
+		}
+		if (!strncmp(state, want, strlen(want)))
+			return true;
+		usleep(1000);
+	} while (sf_now_ms() < deadline);
+	sf_fail("freezer.state is '%s', not %s", state, want);
+	return false;
+}
+
+struct ustack_reader {
+	int		fd;
+	atomic_long	reads, stacks, errors;
+	atomic_int	last_err, stop;
+	struct ustack	got;
+};
+
+static void *ustack_reader_main(void *arg)
+{
+	struct ustack_reader *r = arg;
+	int err;
+
+	while (!atomic_load(&r->stop)) {
+		err = ustack_pread(r->fd, &r->got);
+		if (err) {
+			atomic_store(&r->last_err, err);
+			atomic_fetch_add(&r->errors, 1);
+		} else if (r->got.n) {
+			atomic_fetch_add(&r->stacks, 1);
+		}
+		atomic_fetch_add(&r->reads, 1);
+	}
+	return NULL;
+}
+
+/*
+ * A stopped child is frozen and thawed while a thread reads its file over
+ * and over: every freeze must find reads still completing.
+ */
+static void ustack_remote_frozen(const char *const *want)
+{
+	static struct ustack_reader r;
+	int ready[2], status = 0, round, err;
+	long before, during = 0;
+	pthread_t reader;
+	char pidtext[16];
+	bool started = false;
+	pid_t pid;
+	char c = 0;
+
+	if (geteuid()) {
+		sf_note("remote-frozen: not root, no cgroup to make");
+		return;
+	}
+	mkdir(USTACK_FREEZER, 0755);
+	if (mount("freezer", USTACK_FREEZER, "cgroup", 0, "freezer") && errno != EBUSY) {
+		sf_fail("remote-frozen: mounting the legacy freezer: %m%s",
+			errno == ENODEV ? " (no CONFIG_CGROUP_FREEZER)" : "");
+		return;
+	}
+	if (mkdir(USTACK_FREEZER_CG, 0755) && !SF_CHECK(errno == EEXIST, "mkdir: %m"))
+		goto unmount;
+	if (!SF_CHECK(!pipe(ready), "pipe"))
+		goto rmdir;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(ready[0]);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		ustack_spin_a();
+		_exit(0);
+	}
+	close(ready[1]);
+	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
+	if (!SF_CHECK(pid > 0 && read(ready[0], &c, 1) == 1, "the spinning child") ||
+	    !SF_CHECK(ustack_write_file(USTACK_FREEZER_CG "/cgroup.procs", pidtext),
+		      "moving the child into the freezer cgroup: %m") ||
+	    !SF_CHECK(!kill(pid, SIGSTOP) && waitpid(pid, &status, WUNTRACED) == pid &&
+		      WIFSTOPPED(status), "stopping the child"))
+		goto out;
+	r.fd = ustack_open_remote(pid, pid);
+	if (!SF_CHECK(r.fd >= 0, "remote-frozen: open: %s", strerror(-r.fd)))
+		goto out;
+	started = SF_CHECK(!pthread_create(&reader, NULL, ustack_reader_main, &r),
+			   "pthread_create");
+	for (round = 0; started && round < USTACK_FREEZE_ROUNDS; round++) {
+		if (!ustack_freeze(true))
+			break;
+		before = atomic_load(&r.reads);
+		usleep(USTACK_FREEZE_MS * 1000);
+		during = atomic_load(&r.reads) - before;
+		if (!SF_CHECK(during > 0, "remote-frozen: round %d: no read completed in %d ms "
+			      "while the child was frozen", round, USTACK_FREEZE_MS)) {
+			ustack_freeze(false);
+			break;
+		}
+		if (!ustack_freeze(false))
+			break;
+		usleep(20000 + 7000 * round);
+	}
+	if (started) {
+		atomic_store(&r.stop, 1);
+		pthread_join(reader, NULL);
+		SF_CHECK(!atomic_load(&r.errors), "remote-frozen: %ld of %ld reads failed, last: %s",
+			 atomic_load(&r.errors), atomic_load(&r.reads),
+			 strerror(atomic_load(&r.last_err)));
+	}
+	/* Frozen, it reads as any stopped thread does. */
+	if (round == USTACK_FREEZE_ROUNDS && ustack_freeze(true)) {
+		if (SF_CHECK(!(err = ustack_pread(r.fd, &ustack_got)),
+			     "remote-frozen: %s", strerror(err)))
+			ustack_check("remote-frozen", &ustack_got, want);
+		ustack_freeze(false);
+		sf_note("remote-frozen: %d freezes, %ld reads, the last freeze's %ld in %d ms",
+			round, atomic_load(&r.reads), during, USTACK_FREEZE_MS);
+	}
+	close(r.fd);
+out:
+	close(ready[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+rmdir:
+	rmdir(USTACK_FREEZER_CG);
+unmount:
+	umount(USTACK_FREEZER);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const want_leaf[] = {
@@ -532,6 +1055,14 @@ int main(int argc, char **argv)
 	pid_t pid;
 	void *h;
 
+	if (argc == 4 && !strcmp(argv[1], "--exec-blocked")) {
+		if (!ustack_exec_blocked(argv))
+			return 2;
+		ustack_chain_a();
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--exec-read"))
+		return ustack_exec_read(argv);
 	ustack_no_sframe = argc > 1 && !strcmp(argv[1], "--no-sframe");
 	ustack_fd = open("/proc/thread-self/ustack", O_RDONLY);
 	if (!SF_CHECK(ustack_fd >= 0, "cannot open /proc/thread-self/ustack"))
@@ -561,6 +1092,12 @@ int main(int argc, char **argv)
 	ustack_remote_thread();
 	ustack_remote_spin();
 	ustack_remote_denied();
+	ustack_open_kept();
+	ustack_open_denied();
+	ustack_exec_remote();
+	ustack_exec_self();
+	ustack_empty();
+	ustack_remote_frozen(ustack_want_spin);
 
 	h = dlopen(ustack_no_sframe ? "libsf-ustack-dl-nosf.so" : "libsf-ustack-dl.so",
 		   RTLD_NOW);
