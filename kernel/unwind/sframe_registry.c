@@ -964,19 +964,31 @@ static void sframe_cache_work(struct callback_head *work)
  * A section is given its rule cache when it is first looked up, so that
  * processes never unwound pay nothing for it.  The lookup may be in NMI:
  * the allocation waits for the task's return to user space, with a
- * reference that keeps @e until then.
+ * reference that keeps @e until then.  @may_sleep: the lookup is one that
+ * may fault and sleep.
  */
-static void sframe_want_cache(struct sframe_entry *e)
+static void sframe_want_cache(struct sframe_entry *e, bool may_sleep)
 {
+	enum task_work_notify_mode mode = TWA_RESUME;
+
 	if (likely(READ_ONCE(e->sec.cache)) ||
 	    test_bit(SFRAME_ENTRY_NO_CACHE, &e->flags) ||
 	    test_and_set_bit(SFRAME_ENTRY_CACHE_ASKED, &e->flags) ||
 	    (current->flags & PF_KTHREAD) || !refcount_inc_not_zero(&e->ref))
 		return;
 	init_task_work(&e->cache_work, sframe_cache_work);
-	/* Interrupt context may hold locks the KASAN stack record would take */
-	if (!task_work_add(current, &e->cache_work, in_nmi() ? TWA_NMI_CURRENT :
-			   in_task() ? TWA_RESUME : TWA_RESUME | TWAF_NO_ALLOC))
+	/*
+	 * With KASAN, TWA_RESUME records the caller's stack and may allocate
+	 * a page for it.  A lookup that may not fault can run with a raw lock
+	 * held and interrupts off even in task context (a sched_switch user
+	 * stack trace, a perf sample at a context switch: the runqueue lock),
+	 * where the page allocator's locks must not be taken.
+	 */
+	if (in_nmi())
+		mode = TWA_NMI_CURRENT;
+	else if (!may_sleep)
+		mode |= TWAF_NO_ALLOC;
+	if (!task_work_add(current, &e->cache_work, mode))
 		return;
 	/* Only a task past exit_mm() refuses work, and it has no mm to look in. */
 	if (in_nmi())
@@ -1012,7 +1024,7 @@ int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
 	if (!e)
 		return -ENOENT;
 
-	sframe_want_cache(e);
+	sframe_want_cache(e, true);
 	ret = sframe_find_bounded(&e->sec, ip, frame, budget);
 	if (sframe_malformed(ret) && !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
 		sframe_report(e, ret);
@@ -1047,7 +1059,7 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 	e = sframe_entry_at(current->mm, ip);
 	if (!e)
 		return -ENOENT;
-	sframe_want_cache(e);
+	sframe_want_cache(e, false);
 	return sframe_find_bounded(&e->sec, ip, frame, budget);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_nofault);

@@ -15,8 +15,9 @@
  *   plant    spin on planted stacks (sf_plant.c): kernel addresses,
  *            cycles, a hole, misaligned words;
  * while the kernel samples every thread (task-clock, user callchains, sync
- * and deferred, and a BPF program taking bpf_get_stack()) and a reader
- * drains the rings.
+ * and deferred, and a BPF program taking bpf_get_stack()), a reader
+ * drains the rings, and ftrace takes a user stack trace at every context
+ * switch.
  *
  * The kernel's console is the verdict (tools/vm-run fails a run with any
  * splat).  Here: no operation that must succeed failed, the samples came,
@@ -566,6 +567,48 @@ static long sf_kmemleak(const char *cmd)
 	return n;
 }
 
+/*
+ * ftrace's user stack trace at every context switch, taken with the
+ * runqueue lock held and interrupts off: the walker's lookups there must
+ * neither sleep nor allocate.  @on: start it; else stop it and check that
+ * it recorded user stacks.
+ */
+static void sf_trace_switches(bool on)
+{
+	static const char *const knobs[] = {
+		"options/userstacktrace", "events/sched/sched_switch/enable", "tracing_on",
+	};
+	const char *dir = "/sys/kernel/tracing";
+	char path[128], line[256];
+	long stacks = 0;
+	unsigned int i;
+	bool ok;
+	FILE *f;
+
+	if (on && mount("tracefs", dir, "tracefs", 0, NULL) && errno != EBUSY)
+		sf_fail("mount tracefs: %m");
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, knobs[on ? i : 2 - i]);
+		f = fopen(path, "w");
+		ok = f && fputs(on ? "1" : "0", f) >= 0;
+		if (f && fclose(f))
+			ok = false;
+		if (!SF_CHECK(ok, "write %s: %m", path))
+			return;
+	}
+	if (on)
+		return;
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	f = fopen(path, "r");
+	if (!SF_CHECK(f, "open %s: %m", path))
+		return;
+	while (fgets(line, sizeof(line), f))
+		stacks += !!strstr(line, "<user stack trace>");
+	fclose(f);
+	sf_note("sched_switch user stack traces in the buffer: %ld", stacks);
+	SF_CHECK(stacks > 0, "no user stack trace at sched_switch");
+}
+
 int main(int argc, char **argv)
 {
 	long sections0, leaks;
@@ -581,11 +624,13 @@ int main(int argc, char **argv)
 	self_path = argv[0];
 	sections0 = sf_param_get("sections");
 	leaks = sf_kmemleak("clear");
+	sf_trace_switches(true);
 	pid = fork();
 	if (!pid)
 		_exit(sf_stress(atof(argv[1])));
 	SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 		 !WEXITSTATUS(status), "the stressed process failed (its lines above)");
+	sf_trace_switches(false);
 	SF_CHECK(sf_param_get("sections") == sections0,
 		 "%ld sections registered after it exited, %ld before",
 		 sf_param_get("sections"), sections0);
