@@ -7,6 +7,7 @@
  *   jit      map JIT code and register sections for it, valid, garbage or
  *            valid and then scribbled over while walks use them; unmap,
  *            mremap, mprotect and MAP_FIXED-replace their text and data;
+ *            rewrite a section and register it again, which replaces it;
  *   run      run that JIT code, so that samples land in it;
  *   fork     fork children that exit at once, or exec this program;
  *   deep     recurse thousands of frames, taking signals on an alternate
@@ -143,15 +144,26 @@ static void sf_jit_fill(struct sf_jit_slot *s, unsigned int *seed)
 static void sf_jit_change(struct sf_jit_slot *s, unsigned int *seed)
 {
 	unsigned char *data = (unsigned char *)s->data;
+	struct sframe_registration reg;
 	void *moved;
+	int err;
 
 	switch (sf_rand(seed) % 7) {
 	case 0:		/* scribble over the section while it is in use */
 		data[sf_rand(seed) % SF_JIT_SECTION_MAX] = sf_rand(seed);
 		break;
-	case 1:		/* a JIT patching its code */
+	case 1:		/* a JIT patching code and section, then registering again */
 		mprotect((void *)s->text, page, PROT_READ | PROT_WRITE);
 		mprotect((void *)s->text, page, PROT_READ | PROT_EXEC);
+		if (!s->registered)
+			break;
+		sf_jit_reg(&reg, data, sf_jit_build(data, SFRAME_VERSION_3, s->text, page),
+			   s->text, page);
+		/* It replaces the registration; a new one if that went with its data */
+		err = sf_jit_register(&reg);
+		if (err && err != ENOSPC && err != EDQUOT)
+			sf_bad("PR_SFRAME_REGISTER again", err);
+		s->registered |= !err;
 		break;
 	case 2:
 		/* Gone already when its data was replaced or found corrupt */
