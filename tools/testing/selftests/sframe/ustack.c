@@ -381,11 +381,16 @@ static inline __attribute__((always_inline)) bool ustack_jit_walk(const char *na
 static size_t ustack_jit_write(unsigned char *text, unsigned char *sframe,
 			       const unsigned char *code, size_t size, bool framed)
 {
-	size_t page = sf_page_size(), len;
+	size_t page = sf_page_size(), len, i;
 
 	if (!SF_CHECK(!mprotect(text, page, PROT_READ | PROT_WRITE), "mprotect RW"))
 		return 0;
-	memcpy(text, code, size);
+	/*
+	 * Byte stores, not memcpy(): QEMU's s390x emulation ran the old code
+	 * after glibc's memcpy() (MVC) rewrote it, plain stores it notices.
+	 */
+	for (i = 0; i < size; i++)
+		((volatile unsigned char *)text)[i] = code[i];
 	__builtin___clear_cache((char *)text, (char *)text + size);
 	len = sf_jit_build(sframe, SFRAME_VERSION_3, (unsigned long)text, size);
 	/* The one FRE's CFA offset is the section's last byte. */
