@@ -235,8 +235,13 @@ int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 	if (old & UNWIND_PENDING)
 		return 0;
 
+	/*
+	 * Interrupts are off here, and the caller may hold a raw lock (a perf
+	 * sample at a context switch holds the runqueue's): no KASAN stack
+	 * record that could allocate (see sframe_want_cache()).
+	 */
 	ret = task_work_add(current, &info->work,
-			    in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME);
+			    in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME | TWAF_NO_ALLOC);
 	if (WARN_ON_ONCE(ret))
 		atomic_long_andnot(want | UNWIND_PENDING, &info->unwind_mask);
 	return ret;

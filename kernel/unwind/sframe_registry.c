@@ -304,12 +304,36 @@ static void sframe_apply_cut(struct mm_struct *mm, const struct sframe_cut *cut)
 }
 
 /*
+ * The explicit registration of @t made for text starting at @text_start,
+ * if any: the one PR_SFRAME_UNREGISTER removes and a new PR_SFRAME_REGISTER
+ * there replaces.
+ */
+static struct sframe_entry *sframe_explicit_at(struct sframe_table *t,
+					       unsigned long text_start)
+{
+	unsigned int i;
+
+	for (i = 0; t && i < t->nr_ranges; i++) {
+		struct sframe_entry *e = t->ranges[i].entry;
+
+		if (sframe_range_live(&t->ranges[i]) &&
+		    test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags) &&
+		    e->sec.text_start == text_start)
+			return e;
+	}
+	return NULL;
+}
+
+/*
  * Add [@start, @end) of @e to @mm's table; @e may have ranges there already.
  * Touching ranges of one entry become one.  Mmap lock held for writing.
- * Ranges emptied in place are left out of the new table.
+ * Ranges emptied in place are left out of the new table, and so are those
+ * of @replace (or NULL), which the new table no longer holds: one table
+ * swap, so that no lookup finds neither section.
  */
 static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
-			       unsigned long start, unsigned long end)
+			       unsigned long start, unsigned long end,
+			       struct sframe_entry *replace)
 {
 	struct sframe_table *old = sframe_table_locked(mm), *new;
 	unsigned int i, j = 0, nr = 0, sections = 0;
@@ -320,7 +344,7 @@ static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 		for (i = 0; i < old->nr_ranges; i++) {
 			const struct sframe_range *r = &old->ranges[i];
 
-			if (!sframe_range_live(r))
+			if (!sframe_range_live(r) || r->entry == replace)
 				continue;
 			if (r->start < end && start < r->end)
 				return -EEXIST;
@@ -328,6 +352,10 @@ static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 		}
 		sections = old->nr_sections;
 		bytes = old->bytes;
+		if (replace) {
+			sections--;
+			bytes -= replace->bytes;
+		}
 	}
 	if (!joins && sections >= READ_ONCE(sframe_max_sections))
 		return -ENOSPC;
@@ -343,6 +371,10 @@ static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 	for (i = 0; old && i < old->nr_ranges; i++) {
 		struct sframe_range *r = &old->ranges[i];
 
+		if (r->entry == replace) {
+			replace->nr_ranges--;
+			continue;
+		}
 		if (!sframe_range_live(r)) {
 			if (!--r->entry->nr_ranges) {
 				new->nr_sections--;
@@ -377,6 +409,9 @@ static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 	}
 	new->nr_ranges = j;
 	sframe_table_publish(mm, old, new);
+	/* After the swap: RCU then waits for every lookup that found it. */
+	if (replace)
+		sframe_entry_put(replace);
 	return 0;
 }
 
@@ -477,21 +512,31 @@ static int sframe_add_range(struct mm_struct *mm, const struct sframe_add *add)
 		ret = sframe_check_mapped(mm, add->file, add->file_base, 0, 0,
 					  add->start, add->end);
 		if (!ret)
-			ret = sframe_table_insert(mm, e, add->start, add->end);
+			ret = sframe_table_insert(mm, e, add->start, add->end, NULL);
 	}
 	mmap_write_unlock(mm);
 	return ret;
 }
 
+/* Does @add register a section by prctl()? */
+static bool sframe_add_explicit(const struct sframe_add *add)
+{
+	return !add->file && !add->vdso;
+}
+
 /*
  * What one more section of @mm may take in kernel memory for its index, or
  * -ENOSPC or -EDQUOT when the process has no room for another: checked
- * before a section is read, and again when it is added.
+ * before a section is read, and again when it is added.  A registration
+ * that replaces another (@add explicit, at its text start) has the room
+ * of the one it replaces.
  */
-static int sframe_room(struct mm_struct *mm, size_t *room)
+static int sframe_room(struct mm_struct *mm, const struct sframe_add *add,
+		       size_t *room)
 {
 	size_t used = sizeof(struct sframe_entry), max = READ_ONCE(sframe_max_bytes);
 	unsigned int sections = 0, ranges = 0;
+	struct sframe_entry *replace;
 	struct sframe_table *t;
 
 	scoped_guard(rcu) {
@@ -500,6 +545,12 @@ static int sframe_room(struct mm_struct *mm, size_t *room)
 			sections = t->nr_sections;
 			ranges = t->nr_ranges;
 			used += t->bytes;
+		}
+		replace = sframe_add_explicit(add) ?
+			  sframe_explicit_at(t, add->seg_start) : NULL;
+		if (replace) {
+			sections--;
+			used -= replace->bytes;
 		}
 	}
 	if (sections >= READ_ONCE(sframe_max_sections))
@@ -610,7 +661,10 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
  * place, executable), then faults all of it in.  A file's or the vDSO's
  * section that fails the checks is kept, marked bad, so that /proc shows
  * it; an explicit one is refused.  Text of a file's section already
- * registered joins that registration.
+ * registered joins that registration.  An explicit registration whose text
+ * starts where another's does replaces that one whole, in the same table
+ * swap: a JIT that rewrote code and section in place registers them again
+ * so that lookups stop using the old section's index and rule cache.
  *
  * Context: Process context, mmap lock not held; may sleep.
  * Return: 0 on success, else see the errors in include/uapi/linux/sframe.h.
@@ -618,7 +672,7 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
 int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 {
 	unsigned long sframe_end = add->sframe_start + add->sframe_size;
-	struct sframe_entry *e;
+	struct sframe_entry *e, *replace;
 	bool bad = false;
 	size_t room;
 	int ret;
@@ -641,7 +695,7 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 			return ret;
 	}
 
-	ret = sframe_room(mm, &room);
+	ret = sframe_room(mm, add, &room);
 	if (ret)
 		return ret;
 	e = sframe_entry_alloc();
@@ -649,7 +703,7 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 		return -ENOMEM;
 	if (add->vdso)
 		set_bit(SFRAME_ENTRY_VDSO, &e->flags);
-	else if (!add->file)
+	else if (sframe_add_explicit(add))
 		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
 	e->file = add->file ? get_file(add->file) : NULL;
 	e->file_base = add->file_base;
@@ -680,8 +734,11 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	ret = sframe_check_mapped(mm, add->file, add->file_base,
 				  add->sframe_start, sframe_end, add->start,
 				  add->end);
-	if (!ret)
-		ret = sframe_table_insert(mm, e, add->start, add->end);
+	if (!ret) {
+		replace = sframe_add_explicit(add) ?
+			  sframe_explicit_at(sframe_table_locked(mm), add->seg_start) : NULL;
+		ret = sframe_table_insert(mm, e, add->start, add->end, replace);
+	}
 	mmap_write_unlock(mm);
 	if (!ret) {
 		/* @e is the table's now: another thread may drop it any time. */
@@ -707,20 +764,10 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_add_section);
 int sframe_remove_explicit(struct mm_struct *mm, unsigned long text_start)
 {
 	struct sframe_cut cut = {};
-	struct sframe_table *t;
-	unsigned int i;
 
 	if (mmap_write_lock_killable(mm))
 		return -EINTR;
-	t = sframe_table_locked(mm);
-	for (i = 0; t && i < t->nr_ranges && !cut.drop; i++) {
-		struct sframe_entry *e = t->ranges[i].entry;
-
-		if (sframe_range_live(&t->ranges[i]) &&
-		    test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags) &&
-		    e->sec.text_start == text_start)
-			cut.drop = e;
-	}
+	cut.drop = sframe_explicit_at(sframe_table_locked(mm), text_start);
 	if (cut.drop)
 		sframe_apply_cut(mm, &cut);
 	mmap_write_unlock(mm);
@@ -928,19 +975,31 @@ static void sframe_cache_work(struct callback_head *work)
  * A section is given its rule cache when it is first looked up, so that
  * processes never unwound pay nothing for it.  The lookup may be in NMI:
  * the allocation waits for the task's return to user space, with a
- * reference that keeps @e until then.
+ * reference that keeps @e until then.  @may_sleep: the lookup is one that
+ * may fault and sleep.
  */
-static void sframe_want_cache(struct sframe_entry *e)
+static void sframe_want_cache(struct sframe_entry *e, bool may_sleep)
 {
+	enum task_work_notify_mode mode = TWA_RESUME;
+
 	if (likely(READ_ONCE(e->sec.cache)) ||
 	    test_bit(SFRAME_ENTRY_NO_CACHE, &e->flags) ||
 	    test_and_set_bit(SFRAME_ENTRY_CACHE_ASKED, &e->flags) ||
 	    (current->flags & PF_KTHREAD) || !refcount_inc_not_zero(&e->ref))
 		return;
 	init_task_work(&e->cache_work, sframe_cache_work);
-	/* Interrupt context may hold locks the KASAN stack record would take */
-	if (!task_work_add(current, &e->cache_work, in_nmi() ? TWA_NMI_CURRENT :
-			   in_task() ? TWA_RESUME : TWA_RESUME | TWAF_NO_ALLOC))
+	/*
+	 * With KASAN, TWA_RESUME records the caller's stack and may allocate
+	 * a page for it.  A lookup that may not fault can run with a raw lock
+	 * held and interrupts off even in task context (a sched_switch user
+	 * stack trace, a perf sample at a context switch: the runqueue lock),
+	 * where the page allocator's locks must not be taken.
+	 */
+	if (in_nmi())
+		mode = TWA_NMI_CURRENT;
+	else if (!may_sleep)
+		mode |= TWAF_NO_ALLOC;
+	if (!task_work_add(current, &e->cache_work, mode))
 		return;
 	/* Only a task past exit_mm() refuses work, and it has no mm to look in. */
 	if (in_nmi())
@@ -976,7 +1035,7 @@ int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
 	if (!e)
 		return -ENOENT;
 
-	sframe_want_cache(e);
+	sframe_want_cache(e, true);
 	ret = sframe_find_bounded(&e->sec, ip, frame, budget);
 	if (sframe_malformed(ret) && !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
 		sframe_report(e, ret);
@@ -1011,7 +1070,7 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 	e = sframe_entry_at(current->mm, ip);
 	if (!e)
 		return -ENOENT;
-	sframe_want_cache(e);
+	sframe_want_cache(e, false);
 	return sframe_find_bounded(&e->sec, ip, frame, budget);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_nofault);

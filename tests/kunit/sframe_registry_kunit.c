@@ -211,8 +211,8 @@ static void reg_overlap_test(struct kunit *test)
 	unsigned long end = ctx->text + REG_TEXT_PAGES * PAGE_SIZE;
 
 	KUNIT_ASSERT_EQ(test, reg_add(ctx, mid, end), 0);
-	KUNIT_EXPECT_EQ(test, reg_add(ctx, mid, end), -EEXIST);
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, mid - 1, mid + 1), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, mid + 1, end), -EEXIST);
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, end - 1, end), -EEXIST);
 	/* Adjacent is fine, and the table stays sorted. */
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, ctx->text, mid), 0);
@@ -613,6 +613,8 @@ static void reg_prctl_section_test(struct kunit *test)
 	reg_build(test, ctx, SFRAME_VERSION_2);
 	r = reg_args(ctx);
 	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), 0);
+	r.text_start += PAGE_SIZE;
+	r.text_size -= PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EEXIST);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
 	KUNIT_EXPECT_TRUE(test, ctx->info[0].explicit);
@@ -636,6 +638,97 @@ static void reg_limits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, t + 96, t + 112), -EDQUOT);
 	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 3);
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 3);
+}
+
+/* The section of @ctx with the CFA of its first FRE @delta bytes further */
+static void reg_build_moved(struct kunit *test, struct reg_ctx *ctx, s32 delta)
+{
+	struct sfb_layout l;
+	struct sfb_spec *s;
+	u8 *buf;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	buf = kunit_kzalloc(test, SFB_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sfb_base(s, SFRAME_ABI);
+	s->fde[0].fre[0].words[0] += delta;
+	ctx->size = sfb_build(s, buf, ctx->sframe, ctx->text, &l);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe, buf,
+					   SFB_BUF_SIZE), 0);
+}
+
+/* The CFA offset at @ip, by a lookup that may fault or one that may not */
+static s32 reg_cfa(struct kunit *test, unsigned long ip, bool nofault)
+{
+	struct unwind_user_frame frame;
+	unsigned int budget = UINT_MAX;
+	int ret;
+
+	if (nofault) {
+		pagefault_disable();
+		ret = sframe_lookup_nofault(ip, &frame, &budget);
+		pagefault_enable();
+	} else {
+		ret = sframe_lookup(ip, &frame, &budget);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "lookup at %lx (nofault %d)", ip, nofault);
+	return ret ? S32_MIN : frame.cfa.offset;
+}
+
+/*
+ * A JIT rewrites a section in place and registers it again at the same
+ * text start: lookups, those that may not fault (NMI) too, must give the
+ * new rules, not what the rule cache of the old registration holds.  The
+ * test thread is a kthread, which lookups give no cache: it gets one here.
+ */
+static void reg_replace_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long t = ctx->text, end = t + REG_TEXT_PAGES * PAGE_SIZE;
+	struct sframe_entry *e;
+	s32 cfa;
+
+	sframe_max_sections = 1;
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, end), 0);
+	scoped_guard(rcu)
+		e = rcu_dereference(current->mm->sframe_table)->ranges[0].entry;
+	KUNIT_ASSERT_EQ(test, sframe_section_cache_alloc(&e->sec), 0);
+	KUNIT_ASSERT_NOT_NULL(test, e->sec.cache);
+	cfa = reg_cfa(test, t, false);
+	KUNIT_ASSERT_NE(test, cfa, S32_MIN);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, true), cfa);
+
+	/* Rewritten in place: the cache answers with the old rule. */
+	reg_build_moved(test, ctx, 16);
+	KUNIT_EXPECT_EQ_MSG(test, reg_cfa(test, t, true), cfa, "the rule was not cached");
+	/* Registered again, at the limit of one section: it replaces the old one. */
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, end), 0);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, true), cfa + 16);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, false), cfa + 16);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t, end);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+	sframe_max_sections = ctx->max_sections;
+
+	/* Less text at the same start replaces it too; other overlaps do not. */
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t + 16, t + 32), -EEXIST);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t, t + PAGE_SIZE);
+
+	/* Unregistered and registered: new rules as well. */
+	reg_build_moved(test, ctx, 0);
+	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(current->mm, t), 0);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, end), 0);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, true), cfa);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+
+	/* A failed registration again leaves the old one in place. */
+	KUNIT_ASSERT_EQ(test, clear_user((void __user *)ctx->sframe, 4), 0);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, end), -EINVAL);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, false), cfa);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
 }
 
 /*
@@ -704,6 +797,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_prctl_section_test),
 	KUNIT_CASE(reg_limits_test),
 	KUNIT_CASE(reg_limits_first_test),
+	KUNIT_CASE(reg_replace_test),
 	{}
 };
 

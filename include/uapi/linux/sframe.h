@@ -152,12 +152,23 @@ struct sframe_fda_v3 {
  * Permission changes leave it alone: a JIT may make its code writable to
  * patch it (and the section with it) and executable again.
  *
+ * The kernel indexes the section when it is registered and keeps the rules
+ * it has looked up since, so a JIT that changes code or section in place
+ * must register again: PR_SFRAME_REGISTER with the same text_start (the
+ * sizes and the section's address may change) replaces the registration
+ * that starts there, in one step (a stack walk finds the old or the new
+ * section, never neither), and drops what the kernel kept of the old one.
+ * Walks may use the old rules until that call returns; if it fails, the
+ * old registration stays.  PR_SFRAME_UNREGISTER then PR_SFRAME_REGISTER
+ * does the same, with a moment when the code is described by nothing.
+ *
  * Errors: EINVAL (reserved flags, size below SFRAME_REGISTRATION_SIZE_VER0,
  * an empty or wrapping range), E2BIG (unknown non-zero fields, or a section
  * too large to index), EFAULT (a range not mapped or the data unreadable),
- * EACCES (text not executable), EEXIST (text overlaps a registration),
- * ENOSPC (the process has as many sections as allowed), EDQUOT (their
- * memory would pass the process's limit), ENOMEM, and the reader's own:
+ * EACCES (text not executable), EEXIST (text overlaps a registration other
+ * than the explicit one it replaces), ENOSPC (the process has as many
+ * sections as allowed), EDQUOT (their memory would pass the process's
+ * limit), ENOMEM, and the reader's own:
  * EINVAL (malformed section), EOPNOTSUPP (version or ABI not supported).
  * PR_SFRAME_UNREGISTER: ENOENT when no explicit registration starts at the
  * given address, EINVAL when the unused arguments are not zero.

@@ -3,8 +3,10 @@
  * (i) Explicit registration, as a JIT uses it: two pages of anonymous code
  * and a hand-made SFrame section (sframe_jit.c) in the page after them.
  * Registered, the block shows as a "[jit]" line, v3 fdes=1 ok (and v2 for
- * a V2 section); then every error the uapi header documents, each with
- * the call that must get it; unregistration; the max_sections and
+ * a V2 section), and registered again at the same text start it is
+ * replaced (ustack.c walks code so rewritten); then every error the uapi
+ * header documents, each with the call that must get it; unregistration;
+ * the max_sections and
  * max_bytes limits; the read-only sections count; a registration kept
  * while its text goes RX -> RW -> RX (a JIT patching its code), and going
  * away when its text or SFrame data is unmapped, like an ELF file's.
@@ -110,7 +112,10 @@ static bool sf_setup(void)
 	       SF_CHECK(!munmap((void *)hole, page), "munmap");
 }
 
-/* Registered: one [jit] line; the same or overlapping text: EEXIST. */
+/*
+ * Registered: one [jit] line; the same text start again replaces it;
+ * other overlapping text: EEXIST.
+ */
 static void sf_test_register(void)
 {
 	struct sframe_registration reg, other;
@@ -124,13 +129,16 @@ static void sf_test_register(void)
 	sf_expect_lines(&jit, 1, "registered");
 	sf_check_sections(sections0 + 1, "registered");
 
-	sf_expect("the same again", &reg, EEXIST);
+	sf_expect("the same again", &reg, 0);
+	sf_expect_lines(&jit, 1, "registered again");
+	sf_check_sections(sections0 + 1, "registered again");
 	other = reg;
 	other.text_start = text + page;
 	other.text_size = page;
 	sf_expect("text overlapping the second page", &other, EEXIST);
 	other = reg;
-	other.text_size = page;
+	other.text_start = text + 16;
+	other.text_size = 16;
 	sf_expect("text inside the registered text", &other, EEXIST);
 
 	/* An ELF file's registration counts too: our own text. */

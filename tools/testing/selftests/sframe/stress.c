@@ -7,6 +7,7 @@
  *   jit      map JIT code and register sections for it, valid, garbage or
  *            valid and then scribbled over while walks use them; unmap,
  *            mremap, mprotect and MAP_FIXED-replace their text and data;
+ *            rewrite a section and register it again, which replaces it;
  *   run      run that JIT code, so that samples land in it;
  *   fork     fork children that exit at once, or exec this program;
  *   deep     recurse thousands of frames, taking signals on an alternate
@@ -15,8 +16,9 @@
  *   plant    spin on planted stacks (sf_plant.c): kernel addresses,
  *            cycles, a hole, misaligned words;
  * while the kernel samples every thread (task-clock, user callchains, sync
- * and deferred, and a BPF program taking bpf_get_stack()) and a reader
- * drains the rings.
+ * and deferred, and a BPF program taking bpf_get_stack()), a reader
+ * drains the rings, and ftrace takes a user stack trace at every context
+ * switch.
  *
  * The kernel's console is the verdict (tools/vm-run fails a run with any
  * splat).  Here: no operation that must succeed failed, the samples came,
@@ -142,15 +144,26 @@ static void sf_jit_fill(struct sf_jit_slot *s, unsigned int *seed)
 static void sf_jit_change(struct sf_jit_slot *s, unsigned int *seed)
 {
 	unsigned char *data = (unsigned char *)s->data;
+	struct sframe_registration reg;
 	void *moved;
+	int err;
 
 	switch (sf_rand(seed) % 7) {
 	case 0:		/* scribble over the section while it is in use */
 		data[sf_rand(seed) % SF_JIT_SECTION_MAX] = sf_rand(seed);
 		break;
-	case 1:		/* a JIT patching its code */
+	case 1:		/* a JIT patching code and section, then registering again */
 		mprotect((void *)s->text, page, PROT_READ | PROT_WRITE);
 		mprotect((void *)s->text, page, PROT_READ | PROT_EXEC);
+		if (!s->registered)
+			break;
+		sf_jit_reg(&reg, data, sf_jit_build(data, SFRAME_VERSION_3, s->text, page),
+			   s->text, page);
+		/* It replaces the registration; a new one if that went with its data */
+		err = sf_jit_register(&reg);
+		if (err && err != ENOSPC && err != EDQUOT)
+			sf_bad("PR_SFRAME_REGISTER again", err);
+		s->registered |= !err;
 		break;
 	case 2:
 		/* Gone already when its data was replaced or found corrupt */
@@ -566,6 +579,48 @@ static long sf_kmemleak(const char *cmd)
 	return n;
 }
 
+/*
+ * ftrace's user stack trace at every context switch, taken with the
+ * runqueue lock held and interrupts off: the walker's lookups there must
+ * neither sleep nor allocate.  @on: start it; else stop it and check that
+ * it recorded user stacks.
+ */
+static void sf_trace_switches(bool on)
+{
+	static const char *const knobs[] = {
+		"options/userstacktrace", "events/sched/sched_switch/enable", "tracing_on",
+	};
+	const char *dir = "/sys/kernel/tracing";
+	char path[128], line[256];
+	long stacks = 0;
+	unsigned int i;
+	bool ok;
+	FILE *f;
+
+	if (on && mount("tracefs", dir, "tracefs", 0, NULL) && errno != EBUSY)
+		sf_fail("mount tracefs: %m");
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, knobs[on ? i : 2 - i]);
+		f = fopen(path, "w");
+		ok = f && fputs(on ? "1" : "0", f) >= 0;
+		if (f && fclose(f))
+			ok = false;
+		if (!SF_CHECK(ok, "write %s: %m", path))
+			return;
+	}
+	if (on)
+		return;
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	f = fopen(path, "r");
+	if (!SF_CHECK(f, "open %s: %m", path))
+		return;
+	while (fgets(line, sizeof(line), f))
+		stacks += !!strstr(line, "<user stack trace>");
+	fclose(f);
+	sf_note("sched_switch user stack traces in the buffer: %ld", stacks);
+	SF_CHECK(stacks > 0, "no user stack trace at sched_switch");
+}
+
 int main(int argc, char **argv)
 {
 	long sections0, leaks;
@@ -581,11 +636,13 @@ int main(int argc, char **argv)
 	self_path = argv[0];
 	sections0 = sf_param_get("sections");
 	leaks = sf_kmemleak("clear");
+	sf_trace_switches(true);
 	pid = fork();
 	if (!pid)
 		_exit(sf_stress(atof(argv[1])));
 	SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 		 !WEXITSTATUS(status), "the stressed process failed (its lines above)");
+	sf_trace_switches(false);
 	SF_CHECK(sf_param_get("sections") == sections0,
 		 "%ld sections registered after it exited, %ld before",
 		 sf_param_get("sections"), sections0);

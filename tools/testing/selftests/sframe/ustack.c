@@ -42,7 +42,11 @@
  *   jit      main > jit_caller > code written at run time, which reads the
  *            file itself, described by a section registered with
  *            PR_SFRAME_REGISTER (sframe_jit.c): the JIT frame is stepped
- *            by that section's SFrame
+ *            by that section's SFrame; then the code and the section
+ *            rewritten in place with a frame at the same place, and
+ *            registered again (jit-replace), or unregistered and
+ *            registered (jit-reregister), after lookups filled the
+ *            kernel's rule cache: the walk must follow the new rules
  *
  * The leaf reads the file with its own system call instruction, so the
  * first frame is this program's code, not glibc's (which has no SFrame).
@@ -302,13 +306,56 @@ static const unsigned char ustack_jit_code[] = {
 	0x0f, 0x05,			/* syscall */
 	0xc3,				/* ret */
 #elif defined(__aarch64__)
+	0x1f, 0x20, 0x03, 0xd5,		/* nop: svc where the one below has it */
 	0x03, 0x00, 0x80, 0xd2,		/* mov x3, #0 */
 	0x68, 0x08, 0x80, 0xd2,		/* mov x8, #__NR_pread64 */
 	0x01, 0x00, 0x00, 0xd4,		/* svc #0 */
 	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
 #elif defined(__s390x__)
+	0x47, 0x00, 0x00, 0x00,		/* nop: svc where the one below has it */
 	0xa7, 0x59, 0x00, 0x00,		/* lghi %r5, 0 */
 	0x0a, 0xb4,			/* svc __NR_pread64 */
+	0x07, 0xfe,			/* br %r14 */
+#endif
+};
+
+/*
+ * The same leaf rewritten with a frame: it moves the stack pointer by
+ * USTACK_JIT_FRAME bytes before the system call, which returns to the
+ * same offset as in the code above, so the rule the kernel looked up
+ * there before no longer holds.  The section gets the new rule, CFA from
+ * SP USTACK_JIT_FRAME bytes further (USTACK_JIT_CFA_STEP in the stored
+ * data word), which is wrong before the first instruction has run, but
+ * right where the file is read.
+ */
+static const unsigned char ustack_jit_framed[] = {
+#if defined(__x86_64__)
+#define USTACK_JIT_FRAME	8
+#define USTACK_JIT_CFA_STEP	8
+	0x53,				/* push %rbx */
+	0x6a, 0x11,			/* push $__NR_pread64 */
+	0x58,				/* pop %rax */
+	0x45, 0x31, 0xd2,		/* xor %r10d, %r10d */
+	0x90,				/* nop */
+	0x0f, 0x05,			/* syscall */
+	0x5b,				/* pop %rbx */
+	0xc3,				/* ret */
+#elif defined(__aarch64__)
+#define USTACK_JIT_FRAME	16
+#define USTACK_JIT_CFA_STEP	16
+	0xff, 0x43, 0x00, 0xd1,		/* sub sp, sp, #16 */
+	0x03, 0x00, 0x80, 0xd2,		/* mov x3, #0 */
+	0x68, 0x08, 0x80, 0xd2,		/* mov x8, #__NR_pread64 */
+	0x01, 0x00, 0x00, 0xd4,		/* svc #0 */
+	0xff, 0x43, 0x00, 0x91,		/* add sp, sp, #16 */
+	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+#elif defined(__s390x__)
+#define USTACK_JIT_FRAME	8
+#define USTACK_JIT_CFA_STEP	1	/* CFA offsets are stored in 8-byte units */
+	0xa7, 0xfb, 0xff, 0xf8,		/* aghi %r15, -8 */
+	0xa7, 0x59, 0x00, 0x00,		/* lghi %r5, 0 */
+	0x0a, 0xb4,			/* svc __NR_pread64 */
+	0xa7, 0xfb, 0x00, 0x08,		/* aghi %r15, 8 */
 	0x07, 0xfe,			/* br %r14 */
 #endif
 };
@@ -323,42 +370,113 @@ __attribute__((noinline)) long ustack_jit_caller(ustack_jit_fn fn)
 	return r;
 }
 
+/*
+ * Reads the file from the JIT code at @text; true if the stack was right.
+ * Inline, as ustack_jit() is in main(): symbols are only found for
+ * functions the program exports.
+ */
+static inline __attribute__((always_inline)) bool ustack_jit_walk(const char *name, unsigned char *text, size_t size)
+{
+	const struct ustack *u = &ustack_got;
+
+	memset(&ustack_got, 0, sizeof(ustack_got));
+	ustack_take_result(ustack_jit_caller((ustack_jit_fn)text));
+	if (SF_CHECK(u->n >= 3, "%s: %d frames", name, u->n) &&
+	    SF_CHECK(u->ip[0] >= (unsigned long)text &&
+		     u->ip[0] < (unsigned long)text + size,
+		     "%s: first frame %#lx is not the JIT code", name, u->ip[0]) &&
+	    SF_CHECK(!strcmp(ustack_sym(u->ip[1]), "ustack_jit_caller") &&
+		     !strcmp(u->method[1], "sframe"),
+		     "%s: frame 1 is %s by %s", name, ustack_sym(u->ip[1]), u->method[1]) &&
+	    SF_CHECK(!strcmp(ustack_sym(u->ip[2]), "main"),
+		     "%s: frame 2 is %s", name, ustack_sym(u->ip[2])))
+		return true;
+	ustack_show(u);
+	return false;
+}
+
+/*
+ * Writes @code at @text and its section at @sframe, as a JIT does: the
+ * code made writable, then executable again.  @framed: the section says
+ * the code has ustack_jit_framed's frame.  Returns the section's size.
+ */
+static size_t ustack_jit_write(unsigned char *text, unsigned char *sframe,
+			       const unsigned char *code, size_t size, bool framed)
+{
+	size_t page = sf_page_size(), len, i;
+
+	if (!SF_CHECK(!mprotect(text, page, PROT_READ | PROT_WRITE), "mprotect RW"))
+		return 0;
+	/*
+	 * Byte stores, not memcpy(): QEMU's s390x emulation ran the old code
+	 * after glibc's memcpy() (MVC) rewrote it, plain stores it notices.
+	 */
+	for (i = 0; i < size; i++)
+		((volatile unsigned char *)text)[i] = code[i];
+	__builtin___clear_cache((char *)text, (char *)text + size);
+	len = sf_jit_build(sframe, SFRAME_VERSION_3, (unsigned long)text, size);
+	/* The one FRE's CFA offset is the section's last byte. */
+	if (framed)
+		sframe[len - 1] += USTACK_JIT_CFA_STEP;
+	if (!SF_CHECK(!mprotect(text, page, PROT_READ | PROT_EXEC), "mprotect RX"))
+		return 0;
+	return len;
+}
+
+/*
+ * jit, then what a JIT does when it rewrites code in place: the kernel has
+ * the old rule cached for where the file is read (three reads: one asks
+ * for the rule cache, one fills it, one uses it), the code gets a frame
+ * there and the section says so, and the section is registered again,
+ * which replaces the registration (jit-replace); then rewritten back,
+ * unregistered and registered (jit-reregister).  Each must walk the
+ * new code by its new rules.
+ */
 static void ustack_jit(void)
 {
 	size_t page = sf_page_size(), len;
 	struct sframe_registration reg;
 	unsigned char *text, *sframe;
-	const struct ustack *u = &ustack_got;
+	int i, err;
 
 	text = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!SF_CHECK(text != MAP_FAILED, "mmap"))
 		return;
 	sframe = text + page;
-	memcpy(text, ustack_jit_code, sizeof(ustack_jit_code));
-	__builtin___clear_cache((char *)text, (char *)text + sizeof(ustack_jit_code));
-	len = sf_jit_build(sframe, SFRAME_VERSION_3, (unsigned long)text,
-			   sizeof(ustack_jit_code));
-	if (!SF_CHECK(!mprotect(text, page, PROT_READ | PROT_EXEC), "mprotect"))
+	len = ustack_jit_write(text, sframe, ustack_jit_code, sizeof(ustack_jit_code), false);
+	if (!len)
 		return;
 	sf_jit_reg(&reg, sframe, len, (unsigned long)text, sizeof(ustack_jit_code));
 	if (!SF_CHECK(!sf_jit_register(&reg), "PR_SFRAME_REGISTER"))
 		return;
 
-	memset(&ustack_got, 0, sizeof(ustack_got));
-	ustack_take_result(ustack_jit_caller((ustack_jit_fn)text));
-	if (SF_CHECK(u->n >= 3, "jit: %d frames", u->n) &&
-	    SF_CHECK(u->ip[0] >= (unsigned long)text &&
-		     u->ip[0] < (unsigned long)text + sizeof(ustack_jit_code),
-		     "jit: first frame %#lx is not the JIT code", u->ip[0]) &&
-	    SF_CHECK(!strcmp(ustack_sym(u->ip[1]), "ustack_jit_caller") &&
-		     !strcmp(u->method[1], "sframe"),
-		     "jit: frame 1 is %s by %s", ustack_sym(u->ip[1]), u->method[1]) &&
-	    SF_CHECK(!strcmp(ustack_sym(u->ip[2]), "main"),
-		     "jit: frame 2 is %s", ustack_sym(u->ip[2])))
-		sf_note("jit: code registered with PR_SFRAME_REGISTER, to main");
-	else
-		ustack_show(u);
+	for (i = 0; i < 3; i++)
+		if (!ustack_jit_walk("jit", text, sizeof(ustack_jit_code)))
+			goto out;
+	sf_note("jit: code registered with PR_SFRAME_REGISTER, to main");
+
+	len = ustack_jit_write(text, sframe, ustack_jit_framed, sizeof(ustack_jit_framed), true);
+	if (!len)
+		goto out;
+	sf_jit_reg(&reg, sframe, len, (unsigned long)text, sizeof(ustack_jit_framed));
+	err = sf_jit_register(&reg);
+	SF_CHECK(!err, "jit-replace: PR_SFRAME_REGISTER again: %s", strerror(err));
+	/* Walked even if that failed: with the old rule, the walk goes astray. */
+	if (ustack_jit_walk("jit-replace", text, sizeof(ustack_jit_framed)) &&
+	    ustack_jit_walk("jit-replace", text, sizeof(ustack_jit_framed)) && !err)
+		sf_note("jit-replace: code rewritten with a frame, registered again, to main");
+
+	len = ustack_jit_write(text, sframe, ustack_jit_code, sizeof(ustack_jit_code), false);
+	if (!len)
+		goto out;
+	sf_jit_reg(&reg, sframe, len, (unsigned long)text, sizeof(ustack_jit_code));
+	if (SF_CHECK(!sf_jit_unregister((unsigned long)text), "PR_SFRAME_UNREGISTER") &&
+	    SF_CHECK(!sf_jit_register(&reg), "jit-reregister: PR_SFRAME_REGISTER") &&
+	    ustack_jit_walk("jit-reregister", text, sizeof(ustack_jit_code)) &&
+	    ustack_jit_walk("jit-reregister", text, sizeof(ustack_jit_code)))
+		sf_note("jit-reregister: code rewritten back, unregistered, registered, to main");
+out:
 	SF_CHECK(!sf_jit_unregister((unsigned long)text), "PR_SFRAME_UNREGISTER");
 	munmap(text, 2 * page);
 }
