@@ -142,12 +142,30 @@ static struct sframe_table *sframe_table_read_locked(struct mm_struct *mm)
 					 lockdep_is_held(&mm->mmap_lock));
 }
 
+/*
+ * Publish @new in place of @old, then release the entries of @old that
+ * lost their last range (SFRAME_ENTRY_GONE).  Only then: a lockless
+ * lookup that starts before the swap can still find them in @old, and
+ * RCU waits for it only if the release comes after the swap.  The read
+ * lock keeps the entries met twice in @old there until the loop is done.
+ */
 static void sframe_table_publish(struct mm_struct *mm, struct sframe_table *old,
 				 struct sframe_table *new)
 {
+	unsigned int i;
+
 	rcu_assign_pointer(mm->sframe_table, new);
-	if (old)
-		kvfree_rcu(old, rcu);
+	if (!old)
+		return;
+	rcu_read_lock();
+	for (i = 0; i < old->nr_ranges; i++) {
+		struct sframe_entry *e = old->ranges[i].entry;
+
+		if (test_and_clear_bit(SFRAME_ENTRY_GONE, &e->flags))
+			sframe_entry_put(e);
+	}
+	rcu_read_unlock();
+	kvfree_rcu(old, rcu);
 }
 
 static __always_inline int sframe_range_start(void *data, unsigned int i,
@@ -296,8 +314,8 @@ static void sframe_apply_cut(struct mm_struct *mm, const struct sframe_cut *cut)
 				new->nr_sections--;
 				new->bytes -= e->bytes;
 			}
-			/* Lockless readers of @old still see @e until RCU says. */
-			sframe_entry_put(e);
+			/* Lockless readers of @old still see @e: put at the swap. */
+			set_bit(SFRAME_ENTRY_GONE, &e->flags);
 		}
 	}
 	sframe_table_publish(mm, old, new);
@@ -379,7 +397,7 @@ static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 			if (!--r->entry->nr_ranges) {
 				new->nr_sections--;
 				new->bytes -= r->entry->bytes;
-				sframe_entry_put(r->entry);
+				set_bit(SFRAME_ENTRY_GONE, &r->entry->flags);
 			}
 			continue;
 		}

@@ -18,6 +18,7 @@
 #define SFRAME_ENTRY_CACHE_ASKED 2	/* its rule cache is on its way */
 #define SFRAME_ENTRY_NO_CACHE	3	/* no room for a rule cache */
 #define SFRAME_ENTRY_VDSO	4	/* the vDSO's, registered at exec */
+#define SFRAME_ENTRY_GONE	5	/* lost its last range: put at the swap */
 
 /**
  * struct sframe_entry - one registered section of one address space
