@@ -15,6 +15,12 @@
  *   proc     read /proc/thread-self/ustack and /proc/self/sframe;
  *   plant    spin on planted stacks (sf_plant.c): kernel addresses,
  *            cycles, a hole, misaligned words;
+ *   forkfail forks that the kernel must refuse, in a process that owns a
+ *            deferred-unwind cache: over RLIMIT_NPROC, in a pids cgroup at
+ *            its limit, and (fail-nth) each allocation of fork in turn;
+ *   nth      fail-nth over the unwinder's system calls: registering a
+ *            section, reading /proc/thread-self/ustack, /proc/self/sframe
+ *            and another thread's ustack, each fault point in turn;
  * while the kernel samples every thread (task-clock, user callchains, sync
  * and deferred, and a BPF program taking bpf_get_stack()), a reader
  * drains the rings, and ftrace takes a user stack trace at every context
@@ -27,6 +33,16 @@
  * the sections it registered are gone too (sections,
  * /sys/module/sframe/parameters/); a kmemleak scan, when the kernel has
  * kmemleak, finds nothing new.
+ *
+ * Where the kernel has fault injection (the debug kernel), the workers
+ * mark themselves for it (make-it-fail) for about every other operation,
+ * and failslab, fail_page_alloc and fail_usercopy fail a few percent of
+ * their allocations and user copies, the unwinder's among them (its walks
+ * in task_work, its registrations, its /proc files).  An operation done
+ * marked may fail as an allocation or a copy fails (ENOMEM, EFAULT,
+ * EAGAIN): that is counted, not a failure; done unmarked it must work as
+ * before.  The run fails if an injection never fired, or if no
+ * registration, /proc read or fork failed by fail-nth.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -41,6 +57,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -64,18 +81,119 @@ struct sf_jit_slot {
 };
 
 static struct sf_jit_slot slots[SF_JIT_SLOTS];
+
+#define SF_WORKERS	9
+
+/* Two rings a worker: sync and deferred callchains; its deferred records */
+static struct sf_perf_ring rings[2 * SF_WORKERS];
+static atomic_bool ring_mapped[2 * SF_WORKERS];
+static atomic_ulong ring_deferred[2 * SF_WORKERS];
+/* The workers' thread ids, and the drain thread's last */
+static atomic_int worker_tids[SF_WORKERS + 1];
 static atomic_bool stop;
 static atomic_ulong ops_dl, ops_jit, ops_run, ops_fork, ops_deep, ops_proc, ops_plant;
-static atomic_ulong samples, deferred, lost, bad, beyond_ips, long_chains;
+static atomic_ulong ops_forkfail, ops_nth;
+static atomic_ulong samples, deferred, deferred_empty, lost, bad, beyond_ips, long_chains;
 /* The longest callchains a sample and a deferred record may have */
 static unsigned long sync_max, deferred_max;
 static unsigned long page;
 static const char *self_path;
 
-static void sf_bad(const char *what, int err)
+/*
+ * Fault injection (CONFIG_FAULT_INJECTION_DEBUG_FS): with task-filter set,
+ * failslab, fail_page_alloc and fail_usercopy fail SF_FAIL_PERCENT of the
+ * allocations and user copies of the threads marked make-it-fail.
+ * min-order 0 and ignore-gfp-wait 0 let them fail the small sleeping
+ * allocations the unwinder makes; user pages (highmem) still come, or a
+ * page fault would only loop.  times counts down what fired.
+ */
+#define SF_FAIL_DIR		"/sys/kernel/debug/"
+#define SF_FAIL_PERCENT		2
+#define SF_FAIL_TIMES		1000000000L
+
+static const char *const sf_fail_attrs[] = { "failslab", "fail_page_alloc", "fail_usercopy" };
+
+static bool inject;
+static __thread int inject_fd = -1;	/* the thread's make-it-fail */
+static __thread bool injecting;		/* the thread is marked */
+/* Operations that failed marked, and registrations of them with ENOMEM */
+static atomic_ulong inj_ops, inj_reg_nomem;
+
+/* Errors a system call gives for an allocation or user copy that failed */
+static bool sf_injectable(int err)
 {
+	return err == ENOMEM || err == EFAULT || err == EAGAIN;
+}
+
+/* An operation failed: fine when marked and the error is an injected one */
+static bool sf_bad(const char *what, int err)
+{
+	if (injecting && sf_injectable(err)) {
+		atomic_fetch_add(&inj_ops, 1);
+		return true;
+	}
 	atomic_fetch_add(&bad, 1);
-	sf_fail("%s: %s", what, strerror(err));
+	sf_fail("%s: %s%s", what, strerror(err), injecting ? " (marked for faults)" : "");
+	return false;
+}
+
+static bool sf_fail_set(const char *attr, const char *knob, long value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SF_FAIL_DIR "%s/%s", attr, knob);
+	return !sf_param_set_path(path, value);
+}
+
+/* Injected failures that fired since sf_inject_setup(), for each attr */
+static long sf_fail_fired(const char *attr)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SF_FAIL_DIR "%s/times", attr);
+	return SF_FAIL_TIMES - sf_param_get_path(path);
+}
+
+/* Failures for the marked threads, @percent of their calls; false if none */
+static bool sf_inject_setup(long percent)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sf_fail_attrs); i++) {
+		const char *a = sf_fail_attrs[i];
+
+		if (!percent) {
+			ok &= sf_fail_set(a, "probability", 0);
+			continue;
+		}
+		/* verbose 0: no "forcing a failure" stack dump on the console */
+		ok &= sf_fail_set(a, "verbose", 0) && sf_fail_set(a, "task-filter", 1) &&
+		      sf_fail_set(a, "interval", 1) && sf_fail_set(a, "space", 0) &&
+		      sf_fail_set(a, "times", SF_FAIL_TIMES);
+		if (strcmp(a, "fail_usercopy"))
+			ok &= sf_fail_set(a, "ignore-gfp-wait", 0);
+		if (!strcmp(a, "fail_page_alloc"))
+			ok &= sf_fail_set(a, "min-order", 0);
+		ok &= sf_fail_set(a, "probability", percent);
+	}
+	return ok;
+}
+
+/* Marks the calling thread for fault injection, or not */
+static void sf_inject(bool on)
+{
+	if (!inject || injecting == on)
+		return;
+	if (inject_fd < 0)
+		inject_fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	/* Marked, the write's own copy from user space may fail */
+	while (pwrite(inject_fd, on ? "1" : "0", 1, 0) != 1) {
+		if (!injecting || !sf_injectable(errno)) {
+			sf_bad("make-it-fail", errno);
+			return;
+		}
+	}
+	injecting = on;
 }
 
 static unsigned int sf_rand(unsigned int *seed)
@@ -84,14 +202,27 @@ static unsigned int sf_rand(unsigned int *seed)
 	return *seed >> 16;
 }
 
+/* Marked for about every other operation */
+static void sf_inject_maybe(unsigned int *seed)
+{
+	sf_inject(sf_rand(seed) % 2);
+}
+
 static void *sf_dl(void *arg)
 {
+	unsigned int seed = 5;
 	int (*fn)(int);
 	void *h;
 
 	while (!atomic_load(&stop)) {
+		sf_inject_maybe(&seed);
 		h = dlopen("libsf-dl.so", RTLD_NOW | RTLD_LOCAL);
 		if (!h) {
+			/* The loader says no errno: any failure, when marked */
+			if (injecting) {
+				atomic_fetch_add(&inj_ops, 1);
+				continue;
+			}
 			atomic_fetch_add(&bad, 1);
 			sf_fail("dlopen: %s", dlerror());
 			break;
@@ -102,6 +233,7 @@ static void *sf_dl(void *arg)
 		dlclose(h);
 		atomic_fetch_add(&ops_dl, 1);
 	}
+	sf_inject(false);
 	return arg;
 }
 
@@ -110,6 +242,7 @@ static void sf_jit_fill(struct sf_jit_slot *s, unsigned int *seed)
 {
 	struct sframe_registration reg;
 	unsigned char *data;
+	bool garbage;
 	size_t len;
 	int err;
 
@@ -119,25 +252,48 @@ static void sf_jit_fill(struct sf_jit_slot *s, unsigned int *seed)
 				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s->text == (unsigned long)MAP_FAILED || s->data == (unsigned long)MAP_FAILED) {
 		sf_bad("mmap", errno);
-		s->text = s->data = 0;
-		return;
+		goto unmap;
 	}
 	memcpy((void *)s->text, sf_jit_loop_code, sf_jit_loop_size);
 	__builtin___clear_cache((char *)s->text, (char *)s->text + sf_jit_loop_size);
-	if (mprotect((void *)s->text, page, PROT_READ | PROT_EXEC))
+	if (mprotect((void *)s->text, page, PROT_READ | PROT_EXEC)) {
 		sf_bad("mprotect", errno);
+		goto unmap;
+	}
 	data = (unsigned char *)s->data;
 	len = sf_jit_build(data, sf_rand(seed) % 4 ? SFRAME_VERSION_3 : SFRAME_VERSION_2,
 			   s->text, page);
 	/* One in eight is garbage from the start */
-	if (!(sf_rand(seed) % 8))
+	garbage = !(sf_rand(seed) % 8);
+	if (garbage)
 		for (size_t i = 0; i < len; i++)
 			data[i] = sf_rand(seed);
 	sf_jit_reg(&reg, data, len, s->text, page);
 	err = sf_jit_register(&reg);
 	s->registered = !err;
-	if (err && err != EINVAL && err != EOPNOTSUPP && err != ENOSPC && err != EDQUOT)
+	if (err == ENOMEM && injecting)
+		atomic_fetch_add(&inj_reg_nomem, 1);
+	/* A valid section is never refused as malformed, faults or not. */
+	if (err && !(garbage && (err == EINVAL || err == EOPNOTSUPP)) &&
+	    err != ENOSPC && err != EDQUOT)
 		sf_bad("PR_SFRAME_REGISTER", err);
+	return;
+unmap:
+	/* Only text that is mapped executable is run: none here */
+	if (s->text != (unsigned long)MAP_FAILED)
+		munmap((void *)s->text, page);
+	if (s->data != (unsigned long)MAP_FAILED)
+		munmap((void *)s->data, page);
+	s->text = s->data = 0;
+}
+
+/* Unmaps @s's text and data, under its lock: a change that failed halfway */
+static void sf_jit_drop(struct sf_jit_slot *s)
+{
+	munmap((void *)s->text, page);
+	munmap((void *)s->data, page);
+	s->text = s->data = 0;
+	s->registered = false;
 }
 
 /* One hostile change to @s, under its lock */
@@ -154,7 +310,12 @@ static void sf_jit_change(struct sf_jit_slot *s, unsigned int *seed)
 		break;
 	case 1:		/* a JIT patching code and section, then registering again */
 		mprotect((void *)s->text, page, PROT_READ | PROT_WRITE);
-		mprotect((void *)s->text, page, PROT_READ | PROT_EXEC);
+		if (mprotect((void *)s->text, page, PROT_READ | PROT_EXEC)) {
+			/* Not executable: the run thread must not call it */
+			sf_bad("mprotect", errno);
+			sf_jit_drop(s);
+			break;
+		}
 		if (!s->registered)
 			break;
 		sf_jit_reg(&reg, data, sf_jit_build(data, SFRAME_VERSION_3, s->text, page),
@@ -172,8 +333,12 @@ static void sf_jit_change(struct sf_jit_slot *s, unsigned int *seed)
 		s->registered = false;
 		break;
 	case 3:		/* the section's data replaced under it */
-		mmap((void *)s->data, page, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (mmap((void *)s->data, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+			break;
+		/* A MAP_FIXED mmap() that failed may have unmapped the old data */
+		sf_bad("mmap MAP_FIXED", errno);
+		sf_jit_drop(s);
 		break;
 	case 4:		/* the text moved */
 		moved = mremap((void *)s->text, page, page, MREMAP_MAYMOVE | MREMAP_FIXED,
@@ -200,6 +365,7 @@ static void *sf_jit(void *arg)
 
 	while (!atomic_load(&stop)) {
 		s = &slots[sf_rand(&seed) % SF_JIT_SLOTS];
+		sf_inject_maybe(&seed);
 		pthread_mutex_lock(&s->lock);
 		if (!s->text)
 			sf_jit_fill(s, &seed);
@@ -208,6 +374,7 @@ static void *sf_jit(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		atomic_fetch_add(&ops_jit, 1);
 	}
+	sf_inject(false);
 	return arg;
 }
 
@@ -217,6 +384,8 @@ static void *sf_run(void *arg)
 	unsigned int seed = 2;
 	struct sf_jit_slot *s;
 
+	/* No system calls: its deferred walks are what fail */
+	sf_inject(true);
 	while (!atomic_load(&stop)) {
 		s = &slots[sf_rand(&seed) % SF_JIT_SLOTS];
 		if (pthread_mutex_trylock(&s->lock))
@@ -227,6 +396,7 @@ static void *sf_run(void *arg)
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
+	sf_inject(false);
 	return arg;
 }
 
@@ -237,19 +407,32 @@ static void *sf_fork(void *arg)
 	pid_t pid;
 
 	while (!atomic_load(&stop)) {
+		sf_inject_maybe(&seed);
 		pid = fork();
 		if (!pid) {
 			if (sf_rand(&seed) % 2)
 				execl(self_path, self_path, "--exit", (char *)NULL);
 			_exit(0);
 		}
-		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-		    WEXITSTATUS(status)) {
-			sf_bad("fork or its child", pid < 0 ? errno : ECHILD);
-			break;
+		if (pid < 0) {
+			if (!sf_bad("fork", errno))
+				break;
+			continue;
+		}
+		/*
+		 * The child inherits the mark: its exec may fail past the
+		 * point of no return (SIGSEGV), or the loader of the new
+		 * program may fail.
+		 */
+		if (waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			if (!sf_bad("the child of a fork", injecting ? ENOMEM : ECHILD))
+				break;
+			continue;
 		}
 		atomic_fetch_add(&ops_fork, 1);
 	}
+	sf_inject(false);
 	return arg;
 }
 
@@ -268,6 +451,8 @@ static __attribute__((noinline)) int sf_recurse(int depth)
 	frame[0] = depth;
 	if (depth)
 		return sf_recurse(depth - 1) + frame[0] - depth;
+	/* A signal frame that cannot be written or read back is SIGSEGV */
+	sf_inject(false);
 	raise(SIGUSR1);
 	return 0;
 }
@@ -283,26 +468,93 @@ static void *sf_deep(void *arg)
 		return arg;
 	}
 	while (!atomic_load(&stop)) {
+		sf_inject(true);
 		sf_recurse(SF_DEEP_FRAMES);
 		atomic_fetch_add(&ops_deep, 1);
 	}
 	return arg;
 }
 
+/* Reads @fd to its end into @buf, cut to fit and NUL-terminated; 0 or an errno */
+static int sf_read_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	do {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0)
+			return errno;
+		len += n;
+	} while (n && len < size - 1);
+	buf[len] = '\0';
+	return 0;
+}
+
+/* Lines of a ustack file, "0x<ip> <method>": each ip within user space */
+static void sf_check_ustack(const char *text)
+{
+	unsigned long ip;
+
+	while (text && *text) {
+		if (sscanf(text, "%lx", &ip) == 1 && sf_plant_beyond_user(ip) &&
+		    atomic_fetch_add(&beyond_ips, 1) < 3)
+			sf_fail("an address beyond user space in a ustack file: %#lx", ip);
+		text = strchr(text, '\n');
+		if (text)
+			text++;
+	}
+}
+
+/*
+ * Reads the thread's own ustack, the process's sframe, or the ustack of
+ * another thread, which may be running (EBUSY), run under the walk
+ * (EAGAIN) or be gone (ESRCH, ENOENT): -1 for those.
+ */
+static int sf_proc_read(const char *path, char *buf, size_t size, bool other)
+{
+	int fd, err;
+
+	fd = open(path, O_RDONLY);
+	err = fd < 0 ? errno : sf_read_all(fd, buf, size);
+	if (fd >= 0)
+		close(fd);
+	if (other && (err == EBUSY || err == EAGAIN || err == ESRCH || err == ENOENT))
+		return -1;
+	if (!err && strstr(path, "ustack"))
+		sf_check_ustack(buf);
+	return err;
+}
+
+/* Another thread's ustack, or the caller's own if that one has not started */
+static void sf_other_ustack(char *path, size_t size, unsigned int *seed)
+{
+	int tid = atomic_load(&worker_tids[sf_rand(seed) % (SF_WORKERS + 1)]);
+
+	snprintf(path, size, "/proc/self/task/%d/ustack", tid ? tid : gettid());
+}
+
 static void *sf_proc(void *arg)
 {
 	static char buf[256 * 1024];
-	const char *files[] = { "/proc/thread-self/ustack", "/proc/self/sframe" };
-	int fd, i = 0;
+	unsigned int seed = 6;
+	char path[64];
+	int err, kind;
 
 	while (!atomic_load(&stop)) {
-		fd = open(files[i++ % 2], O_RDONLY);
-		if (fd < 0 || read(fd, buf, sizeof(buf)) < 0)
-			sf_bad(files[(i - 1) % 2], errno);
-		if (fd >= 0)
-			close(fd);
+		kind = sf_rand(&seed) % 3;
+		if (kind == 2)
+			sf_other_ustack(path, sizeof(path), &seed);
+		else
+			strcpy(path, kind ? "/proc/self/sframe" : "/proc/thread-self/ustack");
+		sf_inject_maybe(&seed);
+		err = sf_proc_read(path, buf, sizeof(buf), kind == 2);
+		/* procfs says ENOENT when it cannot allocate the file's inode */
+		if (err > 0)
+			sf_bad(path, err == ENOENT && injecting ? ENOMEM : err);
 		atomic_fetch_add(&ops_proc, 1);
 	}
+	sf_inject(false);
 	return arg;
 }
 
@@ -315,14 +567,335 @@ static void *sf_plant(void *arg)
 		sf_bad("planted stack", errno);
 		return arg;
 	}
+	sf_inject(true);
 	while (!atomic_load(&stop)) {
 		sf_plant_run(&p, &seed, 200000);
 		atomic_fetch_add(&ops_plant, 1);
 	}
+	sf_inject(false);
 	return arg;
 }
 
-#define SF_WORKERS	7
+/*
+ * fail-nth: the Nth fault point (allocation or user copy) of the thread
+ * from now on fails.  Reading the count left is a user copy itself: with
+ * one left it fails there (EFAULT); more read as they are, and 0 means it
+ * fired before.  Writing 0 disarms it, whether or not that write's own
+ * copy is the one that fires.
+ */
+#define SF_NTH_MAX	5000
+
+static void sf_nth_arm(int fd, unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	if (pwrite(fd, buf, len, 0) != len)
+		sf_bad("fail-nth", errno);
+}
+
+static bool sf_nth_fired(int fd)
+{
+	char buf[16] = "";
+	bool fired = pread(fd, buf, sizeof(buf) - 1, 0) > 0 && !atol(buf);
+
+	if (pwrite(fd, "0", 1, 0) != 1 && errno != EFAULT)
+		sf_bad("fail-nth", errno);
+	return fired;
+}
+
+/* Fork failures the kernel made, by kind; fail-nth's, by what it failed */
+static atomic_ulong ff_nproc, ff_pids, ff_nth;
+static atomic_ulong nth_reg[2], nth_ustack, nth_sframe, nth_other, nth_sweeps;
+static bool pids_cgroup;
+
+#define SF_PIDS_CG	"/sys/fs/cgroup/sf-stress"
+#define SF_NOBODY	65534
+
+static bool sf_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* A pids cgroup that holds one process: a fork inside it fails */
+static bool sf_pids_setup(void)
+{
+	mkdir("/sys/fs/cgroup", 0755);
+	if (mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL) && errno != EBUSY)
+		return false;
+	if (!sf_write_file("/sys/fs/cgroup/cgroup.subtree_control", "+pids"))
+		return false;
+	if (mkdir(SF_PIDS_CG, 0755) && errno != EEXIST)
+		return false;
+	return sf_write_file(SF_PIDS_CG "/pids.max", "1");
+}
+
+/* Spins in user space until @count grows: a deferred record came */
+static bool sf_spin_until(atomic_ulong *count, long ms)
+{
+	unsigned long before = atomic_load(count);
+	long end = sf_now_ms() + ms;
+
+	while (atomic_load(count) == before) {
+		for (volatile int k = 0; k < 100000; k++)
+			;
+		if (sf_now_ms() > end)
+			return false;
+	}
+	return true;
+}
+
+/* Spins until the child's own deferred sampler gives a record */
+static bool sf_child_deferred(struct sf_perf_ring *ring)
+{
+	const struct perf_event_header *h;
+	long end = sf_now_ms() + 10000;
+
+	while (sf_now_ms() < end) {
+		while ((h = sf_perf_ring_next(ring)))
+			if (h->type == PERF_RECORD_CALLCHAIN_DEFERRED)
+				return true;
+		for (volatile int k = 0; k < 100000; k++)
+			;
+	}
+	return false;
+}
+
+enum { SF_FF_NPROC, SF_FF_PIDS, SF_FF_NTH, SF_FF_KINDS };
+#define SF_FF_FORKS	4
+
+/*
+ * A child owning a deferred-unwind cache (a deferred record came for it)
+ * forks where the kernel must refuse, as an unprivileged user over
+ * RLIMIT_NPROC (root's forks skip that check) or inside the pids cgroup
+ * at its limit: EAGAIN each time, and it goes on being sampled, deferred
+ * too, and exits cleanly.  Returns the step that went wrong, or 0.
+ */
+static int sf_forkfail_child(int kind)
+{
+	static struct sf_perf_ring ring;
+	const struct rlimit one = { 1, 1 };
+	pid_t pid;
+
+	if (sf_perf_self(20000, true, &ring, 8) < 0)
+		return 1;
+	if (!sf_child_deferred(&ring))
+		return 2;
+	if (kind == SF_FF_NPROC ?
+	    setresuid(SF_NOBODY, SF_NOBODY, SF_NOBODY) || setrlimit(RLIMIT_NPROC, &one) :
+	    !sf_write_file(SF_PIDS_CG "/cgroup.procs", "0"))
+		return 3;
+	for (int i = 0; i < SF_FF_FORKS; i++) {
+		pid = fork();
+		if (!pid)
+			_exit(0);
+		if (pid > 0) {
+			waitpid(pid, NULL, 0);
+			return 4;
+		}
+		if (errno != EAGAIN)
+			return 5;
+		if (!sf_child_deferred(&ring))
+			return 6;
+	}
+	return 0;
+}
+
+/*
+ * fail-nth over fork() in this thread, whose deferred sampler gave it a
+ * cache: each time the first SF_FORK_NTH_HEAD fault points of fork in
+ * turn (dup_task_struct()'s and copy_creds()'s among them), then the next
+ * SF_FORK_NTH_STEP of the rest, which a fork of this big process has
+ * hundreds of, until a fork passes them all and the rest start over.
+ */
+#define SF_FORK_NTH_HEAD	24
+#define SF_FORK_NTH_STEP	8
+
+static void sf_fork_nth(int nth_fd, atomic_ulong *own_deferred)
+{
+	static unsigned int next = SF_FORK_NTH_HEAD + 1;
+	unsigned int n;
+	bool fired;
+	pid_t pid;
+	int err;
+
+	for (n = 1; n <= SF_NTH_MAX && !atomic_load(&stop); n++) {
+		if (n == SF_FORK_NTH_HEAD + 1)
+			n = next;
+		if (n == next + SF_FORK_NTH_STEP) {
+			next = n;
+			return;
+		}
+		sf_nth_arm(nth_fd, n);
+		pid = fork();
+		err = errno;
+		if (!pid)
+			_exit(0);
+		fired = sf_nth_fired(nth_fd);
+		if (pid > 0) {
+			waitpid(pid, NULL, 0);
+			if (!fired) {
+				next = SF_FORK_NTH_HEAD + 1;
+				return;
+			}
+			continue;
+		}
+		if (!fired || (err != ENOMEM && err != EAGAIN)) {
+			atomic_fetch_add(&bad, 1);
+			sf_fail("fork with its fault point %u made to fail: %s%s", n,
+				strerror(err), fired ? "" : " (none fired)");
+			return;
+		}
+		atomic_fetch_add(&ff_nth, 1);
+		/* A sample now and then walks with the cache fork left */
+		if (!(n % 8))
+			sf_spin_until(own_deferred, 1000);
+	}
+	if (!atomic_load(&stop))
+		sf_fail("fork still failed at fault point %u", n);
+}
+
+static void *sf_forkfail(void *arg)
+{
+	atomic_ulong *own_deferred = &ring_deferred[2 * (long)arg + 1];
+	int nth_fd = -1, status, kind = 0, err;
+	pid_t pid;
+
+	if (inject)
+		nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (!sf_spin_until(own_deferred, 10000)) {
+		sf_bad("no deferred record for the forkfail thread", ETIMEDOUT);
+		return arg;
+	}
+	for (; !atomic_load(&stop); kind = (kind + 1) % SF_FF_KINDS) {
+		if (kind == SF_FF_NTH) {
+			if (nth_fd >= 0)
+				sf_fork_nth(nth_fd, own_deferred);
+			continue;
+		}
+		if (kind == SF_FF_PIDS && !pids_cgroup)
+			continue;
+		pid = fork();
+		if (!pid)
+			_exit(sf_forkfail_child(kind));
+		err = errno;
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			atomic_fetch_add(&bad, 1);
+			sf_fail("%s fork failures: %s",
+				kind == SF_FF_NPROC ? "RLIMIT_NPROC" : "pids cgroup",
+				pid < 0 ? strerror(err) : "the child failed");
+			/* Exit status: the step of sf_forkfail_child() that failed */
+			if (pid > 0)
+				sf_fail("its status %#x", status);
+			break;
+		}
+		atomic_fetch_add(kind == SF_FF_NPROC ? &ff_nproc : &ff_pids, SF_FF_FORKS);
+		atomic_fetch_add(&ops_forkfail, 1);
+	}
+	if (nth_fd >= 0)
+		close(nth_fd);
+	return arg;
+}
+
+/*
+ * fail-nth over the unwinder's system calls, each fault point in turn
+ * until one passes them all: registering a valid section (it is
+ * registered whole or not at all: ENOMEM or EFAULT, nothing to
+ * unregister), reading /proc/thread-self/ustack, /proc/self/sframe and
+ * another thread's ustack (ENOMEM or EFAULT, or the stack).
+ */
+enum { SF_NTH_REG, SF_NTH_USTACK, SF_NTH_SFRAME, SF_NTH_OTHER, SF_NTH_KINDS };
+
+static int sf_nth_op(int kind, const struct sframe_registration *reg, const char *path,
+		     char *buf, size_t size)
+{
+	if (kind == SF_NTH_REG)
+		return sf_jit_register(reg);
+	return sf_proc_read(path, buf, size, kind == SF_NTH_OTHER);
+}
+
+static void sf_nth_check(int kind, int err, bool fired, unsigned int n,
+			 const struct sframe_registration *reg)
+{
+	static const char *const what[] = { "PR_SFRAME_REGISTER", "ustack", "sframe",
+					    "another thread's ustack" };
+	int gone;
+
+	if (kind == SF_NTH_REG) {
+		gone = sf_jit_unregister(reg->text_start) ? errno : 0;
+		if (!SF_CHECK(gone == (err ? ENOENT : 0),
+			      "registration %s at fault point %u, then unregistering: %s",
+			      err ? strerror(err) : "done", n, gone ? strerror(gone) : "done"))
+			atomic_fetch_add(&bad, 1);
+	}
+	if (err <= 0)
+		return;
+	/* procfs says ENOENT when it cannot allocate the file's inode */
+	if (!fired || (err != ENOMEM && err != EFAULT && (kind == SF_NTH_REG || err != ENOENT))) {
+		atomic_fetch_add(&bad, 1);
+		sf_fail("%s with fault point %u made to fail: %s%s", what[kind], n,
+			strerror(err), fired ? "" : " (none fired)");
+		return;
+	}
+	if (kind == SF_NTH_REG)
+		atomic_fetch_add(&nth_reg[err == EFAULT], 1);
+	else
+		atomic_fetch_add(kind == SF_NTH_USTACK ? &nth_ustack :
+				 kind == SF_NTH_SFRAME ? &nth_sframe : &nth_other, 1);
+}
+
+static void *sf_nth(void *arg)
+{
+	static char buf[64 * 1024];
+	struct sframe_registration reg;
+	unsigned int seed = 7, n;
+	unsigned long text, data;
+	int fd, kind = 0, err;
+	char path[64];
+	bool fired;
+	size_t len;
+
+	if (!inject)
+		return arg;
+	fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	text = (unsigned long)mmap(NULL, page, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	data = (unsigned long)mmap(NULL, page, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0 || text == (unsigned long)MAP_FAILED || data == (unsigned long)MAP_FAILED ||
+	    mprotect((void *)text, page, PROT_READ | PROT_EXEC)) {
+		sf_bad("fail-nth set-up", errno);
+		return arg;
+	}
+	len = sf_jit_build((void *)data, SFRAME_VERSION_3, text, page);
+	sf_jit_reg(&reg, (void *)data, len, text, page);
+	while (!atomic_load(&stop)) {
+		kind = (kind + 1) % SF_NTH_KINDS;
+		if (kind == SF_NTH_OTHER)
+			sf_other_ustack(path, sizeof(path), &seed);
+		else
+			strcpy(path, kind == SF_NTH_SFRAME ? "/proc/self/sframe" :
+			       "/proc/thread-self/ustack");
+		for (n = 1; n <= SF_NTH_MAX && !atomic_load(&stop); n++) {
+			sf_nth_arm(fd, n);
+			err = sf_nth_op(kind, &reg, path, buf, sizeof(buf));
+			fired = sf_nth_fired(fd);
+			sf_nth_check(kind, err, fired, n, &reg);
+			if (!fired)
+				break;
+		}
+		atomic_fetch_add(&nth_sweeps, 1);
+		atomic_fetch_add(&ops_nth, 1);
+	}
+	close(fd);
+	return arg;
+}
 
 /* BPF's count of its samples: bpf_get_stack() took one, failed, or saw no user address */
 enum { SF_BPF_OK, SF_BPF_FAILED, SF_BPF_BEYOND, SF_BPF_KEYS };
@@ -445,15 +1018,12 @@ static void sf_check_chain(const uint64_t *ips, uint64_t nr, unsigned long max)
 	}
 }
 
-/* Two rings a worker: sync and deferred callchains */
-static struct sf_perf_ring rings[2 * SF_WORKERS];
-static atomic_bool ring_mapped[2 * SF_WORKERS];
-
 static void *sf_drain(void *arg)
 {
 	const struct perf_event_header *h;
 	int i;
 
+	atomic_store(&worker_tids[SF_WORKERS], gettid());
 	while (!atomic_load(&stop)) {
 		for (i = 0; i < 2 * SF_WORKERS; i++) {
 			if (!atomic_load(&ring_mapped[i]))
@@ -467,6 +1037,13 @@ static void *sf_drain(void *arg)
 					sf_check_chain(&rec[4], rec[3], sync_max);
 				} else if (h->type == PERF_RECORD_CALLCHAIN_DEFERRED) {
 					atomic_fetch_add(&deferred, 1);
+					atomic_fetch_add(&ring_deferred[i], 1);
+					/*
+					 * Not even the interrupted ip: no cache
+					 * for the walk could be allocated
+					 */
+					if (!rec[2])
+						atomic_fetch_add(&deferred_empty, 1);
 					sf_check_chain(&rec[3], rec[2], deferred_max);
 				} else if (h->type == PERF_RECORD_LOST) {
 					atomic_fetch_add(&lost, 1);
@@ -479,7 +1056,7 @@ static void *sf_drain(void *arg)
 }
 
 static void *(*const workers[SF_WORKERS])(void *) = {
-	sf_dl, sf_jit, sf_run, sf_fork, sf_deep, sf_proc, sf_plant,
+	sf_dl, sf_jit, sf_run, sf_fork, sf_deep, sf_proc, sf_plant, sf_forkfail, sf_nth,
 };
 
 static int bpf_prog = -1;
@@ -489,6 +1066,7 @@ static void *sf_worker(void *arg)
 {
 	long i = (long)arg;
 
+	atomic_store(&worker_tids[i], gettid());
 	/* Per thread: perf maps no ring of an inherited per-task event */
 	for (int defer = 0; defer < 2; defer++) {
 		if (sf_perf_self(50000, defer, &rings[2 * i + defer], SF_RING_PAGES) < 0)
@@ -522,6 +1100,9 @@ static int sf_stress(double seconds)
 	bpf_prog = sf_bpf_stack_prog();
 	if (bpf_prog < 0)
 		return 1;
+	pids_cgroup = sf_pids_setup();
+	if (!pids_cgroup)
+		sf_note("no pids cgroup (%m): no fork failures from one");
 	/* The drain thread reads each ring once its worker mapped it */
 	pthread_create(&threads[0], NULL, sf_drain, NULL);
 	for (i = 0; i < SF_WORKERS; i++)
@@ -532,13 +1113,35 @@ static int sf_stress(double seconds)
 	atomic_store(&stop, true);
 	for (i = 0; i <= SF_WORKERS; i++)
 		pthread_join(threads[i], NULL);
-	sf_note("ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu, plant %lu; "
-		"samples %lu, deferred %lu, lost records %lu; BPF stacks %llu, failed %llu",
+	if (pids_cgroup)
+		rmdir(SF_PIDS_CG);
+	sf_note("ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu, plant %lu, "
+		"forkfail %lu, nth %lu; samples %lu, deferred %lu (no stack %lu), lost records %lu; "
+		"BPF stacks %llu, failed %llu",
 		atomic_load(&ops_dl), atomic_load(&ops_jit), atomic_load(&ops_run),
 		atomic_load(&ops_fork), atomic_load(&ops_deep), atomic_load(&ops_proc),
-		atomic_load(&ops_plant), atomic_load(&samples), atomic_load(&deferred),
+		atomic_load(&ops_plant), atomic_load(&ops_forkfail), atomic_load(&ops_nth),
+		atomic_load(&samples), atomic_load(&deferred), atomic_load(&deferred_empty),
 		atomic_load(&lost), (unsigned long long)sf_bpf_count(SF_BPF_OK),
 		(unsigned long long)sf_bpf_count(SF_BPF_FAILED));
+	sf_note("forks refused: RLIMIT_NPROC %lu, pids cgroup %lu, fail-nth %lu",
+		atomic_load(&ff_nproc), atomic_load(&ff_pids), atomic_load(&ff_nth));
+	SF_CHECK(atomic_load(&ff_nproc) > 0, "no fork failed over RLIMIT_NPROC");
+	SF_CHECK(!pids_cgroup || atomic_load(&ff_pids) > 0, "no fork failed in the pids cgroup");
+	if (inject) {
+		sf_note("marked for faults: %lu operations failed, %lu of them registrations "
+			"with ENOMEM; fail-nth: %lu sweeps, registrations failed %lu ENOMEM, "
+			"%lu EFAULT, reads failed: ustack %lu, sframe %lu, another thread's %lu",
+			atomic_load(&inj_ops), atomic_load(&inj_reg_nomem),
+			atomic_load(&nth_sweeps), atomic_load(&nth_reg[0]),
+			atomic_load(&nth_reg[1]), atomic_load(&nth_ustack),
+			atomic_load(&nth_sframe), atomic_load(&nth_other));
+		SF_CHECK(atomic_load(&inj_ops) > 0, "no operation failed marked for faults");
+		SF_CHECK(atomic_load(&ff_nth) > 0, "no fork failed by fail-nth");
+		SF_CHECK(atomic_load(&nth_reg[0]) > 0 && atomic_load(&nth_ustack) > 0 &&
+			 atomic_load(&nth_sframe) > 0,
+			 "fail-nth failed no registration, ustack or sframe read");
+	}
 	SF_CHECK(atomic_load(&samples) > 0, "no samples came");
 	SF_CHECK(sf_bpf_count(SF_BPF_OK) > 0, "BPF took no stack");
 	SF_CHECK(!atomic_load(&long_chains), "%lu callchains over their bound",
@@ -548,7 +1151,8 @@ static int sf_stress(double seconds)
 		 atomic_load(&beyond_ips), (unsigned long long)sf_bpf_count(SF_BPF_BEYOND));
 	SF_CHECK(atomic_load(&ops_jit) > 0 && atomic_load(&ops_dl) > 0 &&
 		 atomic_load(&ops_fork) > 0 && atomic_load(&ops_deep) > 0 &&
-		 atomic_load(&ops_plant) > 0, "a worker made no progress");
+		 atomic_load(&ops_plant) > 0 && atomic_load(&ops_forkfail) > 0 &&
+		 (!inject || atomic_load(&ops_nth) > 0), "a worker made no progress");
 	return sf_failed ? 1 : 0;
 }
 
@@ -637,12 +1241,30 @@ int main(int argc, char **argv)
 	sections0 = sf_param_get("sections");
 	leaks = sf_kmemleak("clear");
 	sf_trace_switches(true);
+	inject = !access(SF_FAIL_DIR "failslab", F_OK);
+	/* The debug kernel has both: its leak check must not go quietly. */
+	SF_CHECK(!inject || leaks == 0, "kmemleak cannot be used on the debug kernel");
+	if (inject && !SF_CHECK(sf_inject_setup(SF_FAIL_PERCENT), "fault injection set-up: %m"))
+		sf_exit();
 	pid = fork();
 	if (!pid)
 		_exit(sf_stress(atof(argv[1])));
 	SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 		 !WEXITSTATUS(status), "the stressed process failed (its lines above)");
 	sf_trace_switches(false);
+	if (inject) {
+		long fired[ARRAY_SIZE(sf_fail_attrs)];
+
+		for (size_t i = 0; i < ARRAY_SIZE(sf_fail_attrs); i++)
+			fired[i] = sf_fail_fired(sf_fail_attrs[i]);
+		sf_inject_setup(0);
+		sf_note("faults injected: failslab %ld, fail_page_alloc %ld, fail_usercopy %ld",
+			fired[0], fired[1], fired[2]);
+		SF_CHECK(fired[0] > 0 && fired[1] > 0 && fired[2] > 0,
+			 "an injection never fired");
+	} else {
+		sf_note("no fault injection in this kernel");
+	}
 	SF_CHECK(sf_param_get("sections") == sections0,
 		 "%ld sections registered after it exited, %ld before",
 		 sf_param_get("sections"), sections0);
