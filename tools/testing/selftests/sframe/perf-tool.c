@@ -236,19 +236,20 @@ int main(int argc, char **argv)
 	else
 		SF_CHECK(!records, "%u deferred records without defer", records);
 
-	/* Frame pointers alone do not tell one chain from the other. */
-	if (no_sframe)
+	/* Frame pointers alone do not tell one chain from the other: both */
+	if (no_sframe) {
 		SF_CHECK(t[0].samples + t[1].samples >= 2 * TOOL_SAMPLES, "%u samples",
 			 t[0].samples + t[1].samples);
+		sf_check_control(argv[2], t[0].exact + t[1].exact,
+				 t[0].samples + t[1].samples);
+		sf_exit();
+	}
 	for (i = 0; i < 2; i++) {
-		if (!no_sframe)
-			SF_CHECK(t[i].samples >= TOOL_SAMPLES, "%s: %u samples", t[i].name,
-				 t[i].samples);
-		if (no_sframe)
-			sf_check_control(t[i].name, t[i].exact, t[i].samples);
-		else if (SF_CHECK(t[i].exact * 1000ULL >= t[i].samples * 999ULL,
-				  "%s: %u of %u samples exact to main", t[i].name,
-				  t[i].exact, t[i].samples))
+		SF_CHECK(t[i].samples >= TOOL_SAMPLES, "%s: %u samples", t[i].name,
+			 t[i].samples);
+		if (SF_CHECK(t[i].exact * 1000ULL >= t[i].samples * 999ULL,
+			     "%s: %u of %u samples exact to main", t[i].name,
+			     t[i].exact, t[i].samples))
 			sf_note("perf %s, %s: %u of %u samples exact to main%s", argv[2],
 				t[i].name, t[i].exact, t[i].samples,
 				defer ? ", stitched from deferred records" : "");
