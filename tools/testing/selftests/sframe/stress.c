@@ -174,7 +174,16 @@ static bool sf_inject_setup(long percent)
 			ok &= sf_fail_set(a, "ignore-gfp-wait", 0);
 		if (!strcmp(a, "fail_page_alloc"))
 			ok &= sf_fail_set(a, "min-order", 0);
-		ok &= sf_fail_set(a, "probability", percent);
+		/*
+		 * User copies fail by fail-nth only: a random failure draws a
+		 * random number under whatever lock the copy runs under, and
+		 * the sched_switch user stack trace copies under the runqueue
+		 * lock, where the crng's lock may not be taken (lockdep's
+		 * "Invalid wait context" in should_fail_ex()).  fail-nth needs
+		 * no random number.
+		 */
+		ok &= sf_fail_set(a, "probability",
+				  strcmp(a, "fail_usercopy") ? percent : 0);
 	}
 	return ok;
 }
