@@ -40,8 +40,12 @@ struct reg_ctx {
 	struct sframe_range_info info[REG_MAX_RANGES];
 };
 
-/* A valid section whose functions lie in the first text page. */
-static void reg_build(struct kunit *test, struct reg_ctx *ctx, u8 version)
+/*
+ * A valid section whose functions lie in the first text page, the CFA of
+ * its first FRE @delta bytes further than sfb_base()'s.
+ */
+static void reg_build_cfa(struct kunit *test, struct reg_ctx *ctx, u8 version,
+			  s32 delta)
 {
 	struct sfb_layout l;
 	struct sfb_spec *s;
@@ -54,9 +58,15 @@ static void reg_build(struct kunit *test, struct reg_ctx *ctx, u8 version)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	sfb_base(s, SFRAME_ABI);
 	s->version = version;
+	s->fde[0].fre[0].words[0] += delta;
 	ctx->size = sfb_build(s, buf, ctx->sframe, ctx->text, &l);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe, buf,
 					   SFB_BUF_SIZE), 0);
+}
+
+static void reg_build(struct kunit *test, struct reg_ctx *ctx, u8 version)
+{
+	reg_build_cfa(test, ctx, version, 0);
 }
 
 static int reg_init(struct kunit *test)
@@ -640,24 +650,6 @@ static void reg_limits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 3);
 }
 
-/* The section of @ctx with the CFA of its first FRE @delta bytes further */
-static void reg_build_moved(struct kunit *test, struct reg_ctx *ctx, s32 delta)
-{
-	struct sfb_layout l;
-	struct sfb_spec *s;
-	u8 *buf;
-
-	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	buf = kunit_kzalloc(test, SFB_BUF_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	sfb_base(s, SFRAME_ABI);
-	s->fde[0].fre[0].words[0] += delta;
-	ctx->size = sfb_build(s, buf, ctx->sframe, ctx->text, &l);
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe, buf,
-					   SFB_BUF_SIZE), 0);
-}
-
 /* The CFA offset at @ip, by a lookup that may fault or one that may not */
 static s32 reg_cfa(struct kunit *test, unsigned long ip, bool nofault)
 {
@@ -700,7 +692,7 @@ static void reg_replace_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, true), cfa);
 
 	/* Rewritten in place: the cache answers with the old rule. */
-	reg_build_moved(test, ctx, 16);
+	reg_build_cfa(test, ctx, SFRAME_VERSION_3, 16);
 	KUNIT_EXPECT_EQ_MSG(test, reg_cfa(test, t, true), cfa, "the rule was not cached");
 	/* Registered again, at the limit of one section: it replaces the old one. */
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, end), 0);
@@ -718,7 +710,7 @@ static void reg_replace_test(struct kunit *test)
 	reg_expect_range(test, ctx, 0, t, t + PAGE_SIZE);
 
 	/* Unregistered and registered: new rules as well. */
-	reg_build_moved(test, ctx, 0);
+	reg_build_cfa(test, ctx, SFRAME_VERSION_3, 0);
 	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(current->mm, t), 0);
 	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, end), 0);
 	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, true), cfa);
