@@ -1027,7 +1027,6 @@ static __always_inline int sframe_scan_rows(struct sframe_section *sec,
 	/* Up to here any FRE lies whole in the copy, whatever its info says. */
 	whole = b->len - SFRAME_MAX_FRE_SIZE;
 	for (i = 0; i < n; i++) {
-		*rows = i + 1;
 		p = b->data + off;
 		if ((int)off <= whole) {
 			/* Whole in the copy: the room is a constant */
@@ -1041,7 +1040,7 @@ static __always_inline int sframe_scan_rows(struct sframe_section *sec,
 				ret = sframe_fre_buf_fill(sec, b, b->addr + off, fde->fres_end,
 							  SFRAME_FRE_CHUNK);
 				if (ret)
-					return ret;
+					goto failed;
 				off = 0;
 				whole = b->len - SFRAME_MAX_FRE_SIZE;
 				p = b->data;
@@ -1049,18 +1048,21 @@ static __always_inline int sframe_scan_rows(struct sframe_section *sec,
 			ret = sframe_fre_len(sec, p, addr_size, b->len - off);
 		}
 		if (ret < 0)
-			return ret;
+			goto failed;
 		len = ret;
 		start = sframe_fre_start(sec, p, addr_size);
 		if (start > pc_off)
 			break;
 		/* Past @pc_off a start cannot be at or below the one before. */
-		if ((s64)start <= prev)
-			return sframe_reject(sec, -EINVAL, "FRE start addresses not increasing");
+		if ((s64)start <= prev) {
+			ret = sframe_reject(sec, -EINVAL, "FRE start addresses not increasing");
+			goto failed;
+		}
 		prev = start;
 		match = off;
 		off += addr_size + 1 + len;
 	}
+	*rows = i < n ? i + 1 : i;
 	if (i == n && n < fde->num_fres)
 		return -E2BIG;
 	/* Each FRE passed started at or below @pc_off. */
@@ -1069,6 +1071,10 @@ static __always_inline int sframe_scan_rows(struct sframe_section *sec,
 	if (match >= 0)
 		sframe_fre_words(sec, addr_size, b->data + match, raw);
 	return 0;
+failed:
+	/* The row that failed was read too. */
+	*rows = i + 1;
+	return ret;
 }
 
 /*
