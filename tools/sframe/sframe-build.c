@@ -8,6 +8,10 @@
  * addresses relative to the FDE field (SORTED | FUNC_START_PCREL), and the
  * attribute block and FREs of each function in the FDE order.  The kernel
  * reader (kernel/unwind/sframe.c) is the reference for decoding.
+ *
+ * Given the object's own V3 section, its FDEs are kept byte for byte (a V3
+ * function's attribute and FREs are one block, relative to its start) and
+ * only code none of them covers is converted: gas's rows stay gas's.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -46,6 +50,9 @@ struct sg_fde {
 	unsigned int	num_fres;
 	uint32_t	fres_off;
 	unsigned int	origin;		/* the .eh_frame FDE it came from, by order */
+	bool		kept;		/* the object's own: its bytes in kept_fres */
+	uint32_t	kept_off;
+	uint32_t	kept_len;
 };
 
 struct sg_cie_entry {
@@ -72,6 +79,7 @@ struct sframe_gen {
 	unsigned int		num_fres;
 	unsigned int		cap_fres;
 	size_t			fre_len;
+	uint8_t			*kept_fres;	/* the kept section's FRE sub-section */
 	unsigned int		origin;		/* of the FDEs being built */
 	/* the CIE cache, open addressing by offset */
 	struct sg_cie_entry	*cies;
@@ -107,6 +115,16 @@ static void sg_reason(struct sframe_gen_stats *stats, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(stats->reason, sizeof(stats->reason), fmt, ap);
 	va_end(ap);
+}
+
+static __printf(3, 4) int sg_err(char *err, size_t err_size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, err_size, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 /* Encoding one row */
@@ -582,32 +600,77 @@ static int sg_fde_cmp(const void *a, const void *b)
 	return x->first_fre < y->first_fre ? -1 : x->first_fre > y->first_fre;
 }
 
+static bool sg_dropped(const uint8_t *dropped, const struct sg_fde *f)
+{
+	return !f->kept && (dropped[f->origin / 8] & (1U << (f->origin % 8)));
+}
+
+static void sg_drop(uint8_t *dropped, const struct sg_fde *f)
+{
+	dropped[f->origin / 8] |= 1U << (f->origin % 8);
+}
+
 /*
- * Sorts the FDEs and drops those that overlap one before them, which the
- * kernel refuses, with the other part of a PLT FDE split in two: an
- * .eh_frame FDE is converted whole or not at all, and counted once.
+ * Marks the converted FDEs that overlap a kept one: that code has rows
+ * already.  Kept FDEs are sorted and apart: @gen->fdes is sorted by start,
+ * so a converted FDE overlaps a kept one only if it starts before the end
+ * of the last kept one before it, or ends after the start of the next.
+ */
+static void sg_cover(struct sframe_gen *gen, struct sframe_gen_stats *stats, uint8_t *dropped)
+{
+	uint64_t end = 0, next = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < gen->num_fdes; i++) {
+		struct sg_fde *f = &gen->fdes[i];
+
+		if (f->kept)
+			end = f->start + f->size;
+		else if (f->start < end)
+			sg_drop(dropped, f);
+	}
+	for (i = gen->num_fdes; i--;) {
+		struct sg_fde *f = &gen->fdes[i];
+
+		if (f->kept)
+			next = f->start;
+		else if (f->start + f->size > next)
+			sg_drop(dropped, f);
+	}
+	for (i = 0; i < stats->fdes; i++)
+		stats->fdes_covered += !!(dropped[i / 8] & (1U << (i % 8)));
+}
+
+/*
+ * Sorts the FDEs and drops the converted ones that overlap a kept one or
+ * one before them, which the kernel refuses, with the other part of a PLT
+ * FDE split in two: an .eh_frame FDE is converted whole or not at all,
+ * and counted once.
  */
 static int sg_sort(struct sframe_gen *gen, struct sframe_gen_stats *stats)
 {
 	unsigned int i, n = 0, origins = stats->fdes;
-	uint8_t *dropped;
+	uint8_t *dropped, *covered;
 	uint64_t end = 0;
-	bool any = false;
 
 	if (!gen->num_fdes)
 		return 0;
 	qsort(gen->fdes, gen->num_fdes, sizeof(*gen->fdes), sg_fde_cmp);
-	dropped = calloc(origins / 8 + 1, 1);
+	dropped = calloc(origins / 8 + 1, 2);
 	if (!dropped)
 		return -ENOMEM;
+	covered = dropped + origins / 8 + 1;
+	if (stats->fdes_kept)
+		sg_cover(gen, stats, covered);
 	for (i = 0; i < gen->num_fdes; i++) {
 		struct sg_fde *f = &gen->fdes[i];
 
-		if (i && f->start < end) {
-			if (!(dropped[f->origin / 8] & (1U << (f->origin % 8))))
+		if (sg_dropped(covered, f))
+			continue;
+		if (i && f->start < end && !f->kept) {
+			if (!sg_dropped(dropped, f))
 				stats->fdes_skipped++;
-			dropped[f->origin / 8] |= 1U << (f->origin % 8);
-			any = true;
+			sg_drop(dropped, f);
 			sg_reason(stats, "FDE for %#llx overlaps another",
 				  (unsigned long long)f->start);
 			continue;
@@ -617,8 +680,9 @@ static int sg_sort(struct sframe_gen *gen, struct sframe_gen_stats *stats)
 	for (i = 0; i < gen->num_fdes; i++) {
 		struct sg_fde *f = &gen->fdes[i];
 
-		if (any && (dropped[f->origin / 8] & (1U << (f->origin % 8)))) {
-			stats->bytes_skipped += f->size;
+		if (sg_dropped(dropped, f) || sg_dropped(covered, f)) {
+			if (sg_dropped(dropped, f))
+				stats->bytes_skipped += f->size;
 			if (SFRAME_FDE_INFO2_TYPE(f->info2) == SFRAME_FDE_TYPE_FLEX)
 				stats->fdes_flex--;
 			continue;
@@ -643,11 +707,15 @@ static void sg_layout(struct sframe_gen *gen, struct sframe_gen_stats *stats)
 		unsigned int asz = 1U << SFRAME_FDE_INFO_FRE_TYPE(f->info);
 
 		f->fres_off = off;
+		stats->fres += f->num_fres;
+		stats->bytes_described += f->size;
+		if (f->kept) {
+			off += f->kept_len;
+			continue;
+		}
 		off += SG_FDA_SIZE;
 		for (j = 0; j < f->num_fres; j++)
 			off += sg_fre_bytes(&gen->fres[f->first_fre + j], asz);
-		stats->fres += f->num_fres;
-		stats->bytes_described += f->size;
 	}
 	gen->fre_len = off;
 }
@@ -779,6 +847,111 @@ out:
 	return 0;
 }
 
+static uint64_t sg_get(const struct sframe_gen *gen, const uint8_t *p, unsigned int len)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		v |= (uint64_t)p[gen->big ? len - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* The length of the attribute and FREs of a kept FDE at @off of @fres; 0 if malformed */
+static size_t sg_kept_len(const struct sframe_gen *gen, const uint8_t *fres, size_t fre_len,
+			  size_t off, struct sg_fde *f)
+{
+	unsigned int i, asz, info;
+	size_t pos = off + SG_FDA_SIZE;
+
+	if (off > fre_len || fre_len - off < SG_FDA_SIZE)
+		return 0;
+	f->num_fres = sg_get(gen, fres + off, 2);
+	f->info = fres[off + 2];
+	f->info2 = fres[off + 3];
+	f->rep_size = fres[off + 4];
+	if (SFRAME_FDE_INFO_FRE_TYPE(f->info) > SFRAME_FRE_TYPE_ADDR4)
+		return 0;
+	asz = 1U << SFRAME_FDE_INFO_FRE_TYPE(f->info);
+	for (i = 0; i < f->num_fres; i++) {
+		if (fre_len - pos < asz + 1)
+			return 0;
+		info = fres[pos + asz];
+		if (SFRAME_FRE_INFO_DW_SIZE(info) > SFRAME_FRE_DATAWORD_4B)
+			return 0;
+		pos += asz + 1;
+		if (fre_len - pos < SFRAME_FRE_INFO_DW_COUNT(info) *
+				    (1U << SFRAME_FRE_INFO_DW_SIZE(info)))
+			return 0;
+		pos += SFRAME_FRE_INFO_DW_COUNT(info) * (1U << SFRAME_FRE_INFO_DW_SIZE(info));
+	}
+	return pos - off;
+}
+
+/*
+ * The FDEs of the object's own section, kept as they are: its header must
+ * be one this conversion's header can stand for (same ABI and fixed
+ * offsets), and its FDEs sorted, apart and well formed, as the kernel
+ * will check them anyway.
+ */
+static int sg_keep(struct sframe_gen *gen, const struct sframe_gen_input *in,
+		   struct sframe_gen_stats *stats, char *err, size_t err_size)
+{
+	const uint8_t *s = in->sframe;
+	uint64_t num_fdes, fre_len, fde_at, fre_at, field, end = 0;
+	struct sg_fde f;
+	unsigned int i;
+	size_t len;
+
+	if (!s)
+		return 0;
+	if (in->sframe_size < SG_HDR_SIZE || sg_get(gen, s, 2) != SFRAME_MAGIC)
+		return sg_err(err, err_size, "the object's SFrame section has no SFrame header");
+	if (s[2] != SFRAME_VERSION_3)
+		return sg_err(err, err_size, "the object's SFrame section is version %u, not 3",
+				s[2]);
+	if (s[4] != gen->abi || s[5] || (int8_t)s[6] != gen->fixed_ra)
+		return snprintf(err, err_size,
+				"the object's SFrame section: ABI %u, fixed offsets %d %d",
+				s[4], (int8_t)s[5], (int8_t)s[6]), -1;
+	num_fdes = sg_get(gen, s + 8, 4);
+	fre_len = sg_get(gen, s + 16, 4);
+	fde_at = SG_HDR_SIZE + s[7] + sg_get(gen, s + 20, 4);
+	fre_at = SG_HDR_SIZE + s[7] + sg_get(gen, s + 24, 4);
+	if (fde_at > in->sframe_size || (in->sframe_size - fde_at) / SG_FDE_SIZE < num_fdes ||
+	    fre_at > in->sframe_size || in->sframe_size - fre_at < fre_len)
+		return sg_err(err, err_size, "the object's SFrame section: %s",
+				"FDEs or FREs past its end");
+	gen->kept_fres = malloc(fre_len + 1);
+	if (!gen->kept_fres)
+		return sg_err(err, err_size, "out of memory");
+	memcpy(gen->kept_fres, s + fre_at, fre_len);
+	for (i = 0; i < num_fdes; i++) {
+		const uint8_t *d = s + fde_at + (size_t)i * SG_FDE_SIZE;
+
+		memset(&f, 0, sizeof(f));
+		field = in->sframe_addr + fde_at + (size_t)i * SG_FDE_SIZE;
+		f.start = ((s[3] & SFRAME_F_FDE_FUNC_START_PCREL) ? field : in->sframe_addr) +
+			  sg_get(gen, d, 8);
+		f.size = sg_get(gen, d + 8, 4);
+		f.kept_off = sg_get(gen, d + 12, 4);
+		len = sg_kept_len(gen, gen->kept_fres, fre_len, f.kept_off, &f);
+		if (!len)
+			return sg_err(err, err_size, "the object's SFrame section: FDE %u: %s",
+					i, "bad FREs");
+		if ((i && f.start < end) || f.start + f.size < f.start)
+			return sg_err(err, err_size, "the object's SFrame section: FDE %u: %s",
+					i, "not sorted, or overlapping");
+		end = f.start + f.size;
+		f.kept = true;
+		f.kept_len = len;
+		if (sg_add_fde(gen, &f))
+			return sg_err(err, err_size, "out of memory");
+	}
+	stats->fdes_kept = num_fdes;
+	return 0;
+}
+
 /**
  * sframe_gen_new() - convert an object's .eh_frame into SFrame V3
  * @in: where the CFI is and what the section is for.
@@ -818,6 +991,8 @@ struct sframe_gen *sframe_gen_new(const struct sframe_gen_input *in,
 		snprintf(err, err_size, "pointer size %u", in->ptr_size);
 		goto fail;
 	}
+	if (sg_keep(gen, in, stats, err, err_size))
+		goto fail;
 	ctx.data = in->eh_frame;
 	ctx.size = in->eh_frame ? in->eh_frame_size : 0;
 	ctx.addr = in->eh_frame_addr;
@@ -938,6 +1113,10 @@ void sframe_gen_emit(const struct sframe_gen *gen, void *buf, uint64_t buf_addr)
 		const struct sg_fde *f = &gen->fdes[i];
 
 		q = (uint8_t *)buf + fres_base + f->fres_off;
+		if (f->kept) {
+			memcpy(q, gen->kept_fres + f->kept_off, f->kept_len);
+			continue;
+		}
 		q = sg_put(gen, q, f->num_fres, 2);
 		*q++ = f->info;
 		*q++ = f->info2;
@@ -966,6 +1145,7 @@ void sframe_gen_free(struct sframe_gen *gen)
 	free(gen->fdes);
 	free(gen->fres);
 	free(gen->cies);
+	free(gen->kept_fres);
 	free(gen);
 }
 
@@ -997,6 +1177,7 @@ void sframe_gen_fde_info(const struct sframe_gen *gen, unsigned int i,
 	info->flex = SFRAME_FDE_INFO2_TYPE(f->info2) == SFRAME_FDE_TYPE_FLEX;
 	info->mask = SFRAME_FDE_INFO_PCTYPE(f->info) == SFRAME_FDE_PCTYPE_MASK;
 	info->rep_size = f->rep_size;
+	info->kept = f->kept;
 }
 
 /**
@@ -1006,6 +1187,9 @@ void sframe_gen_fde_info(const struct sframe_gen *gen, unsigned int i,
  * @j: the FRE, below its num_fres.
  * @start: its start offset in the function (or in the repeat block).
  * @frame: the rules, as the kernel's reader should decode them.
+ *
+ * Not for kept FDEs (sg_fde_info.kept): their FREs are the object's bytes,
+ * not rules this conversion made.
  */
 void sframe_gen_fre_info(const struct sframe_gen *gen, unsigned int i, unsigned int j,
 			 uint32_t *start, struct sg_frame *frame)

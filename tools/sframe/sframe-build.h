@@ -44,6 +44,7 @@ struct sg_frame {
  * @flex: SFRAME_FDE_TYPE_FLEX.
  * @mask: SFRAME_FDE_PCTYPE_MASK, repeating every @rep_size bytes.
  * @rep_size: see @mask.
+ * @kept: the object's own FDE (sframe_gen_input.sframe), copied as it was.
  */
 struct sg_fde_info {
 	uint64_t	start;
@@ -52,6 +53,7 @@ struct sg_fde_info {
 	bool		flex;
 	bool		mask;
 	unsigned int	rep_size;
+	bool		kept;
 };
 
 unsigned int sframe_gen_num_fdes(const struct sframe_gen *gen);

@@ -24,6 +24,11 @@
  *
  * The old program header, name and section header tables stay behind,
  * unreferenced.  PT_PHDR, if any, is pointed at the new table.
+ *
+ * Replacing a file's own section (sframe-gen --fill): its PT_GNU_SFRAME
+ * entry and .sframe section header, where they were, are pointed at the
+ * new section; the table gets only the PT_LOAD, and no section is added.
+ * The old section stays behind, unreferenced.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,9 +120,10 @@ struct sections {
 	uint64_t	off, num, entsize, strndx, str_off, str_size;
 	bool		extended_num;	/* the count lives in section 0 */
 	bool		usable;		/* a name table to extend */
+	uint64_t	sframe;		/* the .sframe section's index, 0 if none */
 };
 
-static int read_sections(struct img *m, struct sections *s)
+static int read_sections(struct img *m, struct sections *s, bool replace)
 {
 	uint64_t i, b, name;
 
@@ -150,9 +156,14 @@ static int read_sections(struct img *m, struct sections *s)
 	for (i = 0; i < s->num; i++) {
 		name = get(m, m->in, s->off + i * s->entsize, 4);
 		if (name < s->str_size && s->str_size - name >= sizeof(sframe_name) &&
-		    !memcmp(m->in + s->str_off + name, sframe_name, sizeof(sframe_name)))
-			return bad(m, "already has a .sframe section");
+		    !memcmp(m->in + s->str_off + name, sframe_name, sizeof(sframe_name))) {
+			if (!replace)
+				return bad(m, "already has a .sframe section");
+			s->sframe = i;
+		}
 	}
+	if (replace)
+		return 0;
 	if (!s->extended_num && s->num + 1 >= SHN_LORESERVE)
 		return bad(m, "too many sections to add one");
 	s->usable = true;
@@ -177,23 +188,27 @@ static void write_phdr(const struct img *m, uint8_t *p, uint32_t type, uint32_t 
  * @data: the file's bytes (hostile: every read is checked).
  * @size: how many.
  * @gen: the section, made from the file's .eh_frame.
+ * @replace: @gen replaces the file's own section, which it keeps the FDEs
+ *	of (sframe_gen_input.sframe): the file must have PT_GNU_SFRAME.
  * @out: filled in; sframe_gen_elf_free() frees its buffer.
  * @err: a one-line message when it fails.
  * @err_size: its size.
  *
- * Takes ELF64 ET_EXEC and ET_DYN files without PT_GNU_SFRAME or .sframe,
- * with at most 126 program headers (the kernel reads 128); the layout is
+ * Takes ELF64 ET_EXEC and ET_DYN files without PT_GNU_SFRAME or .sframe
+ * (with both, if @replace), with at most 126 program headers (the kernel
+ * reads 128); the layout is
  * described at the top of this file.
  *
  * Return: 0, or -1 with @err set.
  */
 int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen *gen,
-			 struct sframe_gen_elf *out, char *err, size_t err_size)
+			 bool replace, struct sframe_gen_elf *out, char *err, size_t err_size)
 {
 	struct img m = { .in = data, .size = size, .err = err, .err_size = err_size };
 	uint64_t phoff, phentsize, phnum, type, i, b, end = 0, vaddr, memsz, last_load = 0;
 	uint64_t ph_size, seg_off, seg_vaddr, seg_size, str_off = 0, sh_off = 0, total, base = 0;
-	bool has_load = false;
+	uint64_t sframe_ph = 0, new_phnum;
+	bool has_load = false, has_sframe = false;
 	struct sections s;
 	uint8_t *buf, *ph;
 
@@ -223,8 +238,13 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 	for (i = 0; i < phnum; i++) {
 		b = phoff + i * phentsize;
 		type = get(&m, m.in, b, 4);
-		if (type == PT_GNU_SFRAME)
-			return bad(&m, "already has a PT_GNU_SFRAME segment");
+		if (type == PT_GNU_SFRAME && (!replace || has_sframe))
+			return bad(&m, replace ? "two PT_GNU_SFRAME segments" :
+				   "already has a PT_GNU_SFRAME segment");
+		if (type == PT_GNU_SFRAME) {
+			sframe_ph = i;
+			has_sframe = true;
+		}
 		vaddr = get(&m, m.in, b + 16, 8);
 		memsz = get(&m, m.in, b + 40, 8);
 		if (vaddr + memsz < vaddr)
@@ -242,11 +262,14 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 	}
 	if (!has_load)
 		return bad(&m, "no PT_LOAD segment");
-	if (read_sections(&m, &s))
+	if (replace && !has_sframe)
+		return bad(&m, "no PT_GNU_SFRAME segment to replace");
+	if (read_sections(&m, &s, replace))
 		return -1;
 
 	out->sframe_size = sframe_gen_size(gen);
-	ph_size = (phnum + 2) * phentsize;
+	new_phnum = phnum + (replace ? 1 : 2);
+	ph_size = new_phnum * phentsize;
 	seg_size = align_up(ph_size, SFRAME_ALIGN) + out->sframe_size;
 	if (end > UINT64_MAX - MAX_PAGE - seg_size)
 		return bad(&m, "no address space left after the last segment");
@@ -283,6 +306,8 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 	memcpy(buf, data, size);
 
 	/* The program header table, the new PT_LOAD after the last old one */
+	out->sframe_off = seg_off + align_up(ph_size, SFRAME_ALIGN);
+	out->sframe_addr = seg_vaddr + align_up(ph_size, SFRAME_ALIGN);
 	ph = buf + seg_off;
 	for (i = 0; i < phnum; i++) {
 		memcpy(ph, m.in + phoff + i * phentsize, phentsize);
@@ -293,19 +318,27 @@ int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen 
 			put(&m, ph, 32, 8, ph_size);
 			put(&m, ph, 40, 8, ph_size);
 		}
+		if (replace && i == sframe_ph)
+			write_phdr(&m, ph, PT_GNU_SFRAME, PF_R, out->sframe_off, out->sframe_addr,
+				   out->sframe_size, SFRAME_ALIGN);
 		ph += phentsize;
 		if (i == last_load) {
 			write_phdr(&m, ph, PT_LOAD, PF_R, seg_off, seg_vaddr, seg_size, MAX_PAGE);
 			ph += phentsize;
 		}
 	}
-	out->sframe_off = seg_off + align_up(ph_size, SFRAME_ALIGN);
-	out->sframe_addr = seg_vaddr + align_up(ph_size, SFRAME_ALIGN);
-	write_phdr(&m, ph, PT_GNU_SFRAME, PF_R, out->sframe_off, out->sframe_addr,
-		   out->sframe_size, SFRAME_ALIGN);
+	if (!replace)
+		write_phdr(&m, ph, PT_GNU_SFRAME, PF_R, out->sframe_off, out->sframe_addr,
+			   out->sframe_size, SFRAME_ALIGN);
 	sframe_gen_emit(gen, buf + out->sframe_off, out->sframe_addr);
 	put(&m, buf, 0x20, 8, seg_off);
-	put(&m, buf, 0x38, 2, phnum + 2);
+	put(&m, buf, 0x38, 2, new_phnum);
+	if (s.sframe) {
+		b = s.off + s.sframe * s.entsize;
+		put(&m, buf, b + 0x10, 8, out->sframe_addr);
+		put(&m, buf, b + 0x18, 8, out->sframe_off);
+		put(&m, buf, b + 0x20, 8, out->sframe_size);
+	}
 
 	if (s.usable) {
 		memcpy(buf + str_off, m.in + s.str_off, s.str_size);

@@ -25,7 +25,8 @@
  * @sframe_addr: its address (what PT_GNU_SFRAME says).
  * @sframe_size: its size.
  * @section_added: a .sframe section header was added (false when the
- *	file has no section headers or no section name table).
+ *	file has no section headers or no section name table, or when the
+ *	file's own was pointed at the new section).
  */
 struct sframe_gen_elf {
 	uint8_t		*buf;
@@ -39,7 +40,7 @@ struct sframe_gen_elf {
 };
 
 int sframe_gen_elf_build(const void *data, size_t size, const struct sframe_gen *gen,
-			 struct sframe_gen_elf *out, char *err, size_t err_size);
+			 bool replace, struct sframe_gen_elf *out, char *err, size_t err_size);
 int sframe_gen_elf_write(const struct sframe_gen_elf *out, const char *path, mode_t mode,
 			 char *err, size_t err_size);
 void sframe_gen_elf_free(struct sframe_gen_elf *out);

@@ -2,7 +2,7 @@
 /*
  * sframe-gen: make an SFrame V3 section from an ELF file's .eh_frame.
  *
- *   sframe-gen [--stats] [--raw FILE [--addr ADDR] | --output FILE] ELF
+ *   sframe-gen [--stats] [--fill] [--raw FILE [--addr ADDR] | --output FILE] ELF
  *
  * .eh_frame is found by section name, or in a stripped file through
  * PT_GNU_EH_FRAME (.eh_frame_hdr's eh_frame_ptr).  --raw writes the
@@ -10,7 +10,10 @@
  * last segment, 8-byte aligned); --output writes a copy of an ELF64
  * executable or shared object with the section in a new read-only PT_LOAD
  * and a PT_GNU_SFRAME program header (sframe-gen-elf.c); --stats says what
- * the conversion did.
+ * the conversion did.  --fill takes a file that has SFrame already
+ * (PT_GNU_SFRAME, V3) and keeps its FDEs, converting only the code they
+ * leave out (statically linked libgcc helpers, assembly without SFrame):
+ * one section, gas's rows and the filled ones.
  * ELF32 and ELF64 of either byte order; x86_64, aarch64 and s390x.
  */
 #include <errno.h>
@@ -33,6 +36,7 @@
 #define PT_LOAD			1
 #define PF_X			1
 #define PT_GNU_EH_FRAME		0x6474e550
+#define PT_GNU_SFRAME		0x6474e554
 
 static const char *prog = "sframe-gen", *path;
 
@@ -279,6 +283,26 @@ static void find_eh_frame(const struct elf *e, struct sframe_gen_input *in)
 		sframe_elf_fail("no .eh_frame section or PT_GNU_EH_FRAME segment");
 }
 
+/* --fill: the file's own SFrame section, through PT_GNU_SFRAME as the kernel finds it */
+static void find_sframe(const struct elf *e, struct sframe_gen_input *in)
+{
+	uint64_t i, off, avail;
+	struct phdr p;
+
+	for (i = 0; i < e->phnum; i++) {
+		read_phdr(e, i, &p);
+		if (p.type != PT_GNU_SFRAME)
+			continue;
+		if (!vaddr_to_off(e, p.vaddr, &off, &avail) || p.filesz > avail)
+			sframe_elf_fail("PT_GNU_SFRAME is not in a loaded part of the file");
+		in->sframe = e->data + off;
+		in->sframe_size = p.filesz;
+		in->sframe_addr = p.vaddr;
+		return;
+	}
+	sframe_elf_fail("--fill: no PT_GNU_SFRAME segment to fill");
+}
+
 /* Code bytes: executable sections, or executable segments when stripped */
 static uint64_t text_bytes(const struct elf *e)
 {
@@ -316,7 +340,8 @@ static uint64_t end_of_segments(const struct elf *e)
 
 static __noreturn void usage(void)
 {
-	fprintf(stderr, "usage: %s [--stats] [--raw FILE [--addr ADDR] | --output FILE] ELF\n",
+	fprintf(stderr,
+		"usage: %s [--stats] [--fill] [--raw FILE [--addr ADDR] | --output FILE] ELF\n",
 		prog);
 	exit(2);
 }
@@ -329,7 +354,7 @@ int main(int argc, char **argv)
 	struct sframe_gen_stats st;
 	struct sframe_gen *gen;
 	struct elf e = { 0 };
-	bool stats = false;
+	bool stats = false, fill = false;
 	uint64_t addr, text;
 	uint8_t *data, *buf;
 	char err[256], *end;
@@ -344,6 +369,8 @@ int main(int argc, char **argv)
 			break;
 		} else if (!strcmp(argv[i], "--stats")) {
 			stats = true;
+		} else if (!strcmp(argv[i], "--fill")) {
+			fill = true;
 		} else if (!strcmp(argv[i], "--raw") && i + 1 < argc) {
 			raw = argv[++i];
 		} else if (!strcmp(argv[i], "--addr") && i + 1 < argc) {
@@ -362,6 +389,8 @@ int main(int argc, char **argv)
 	e.data = data;
 	elf_open(&e, &in);
 	find_eh_frame(&e, &in);
+	if (fill)
+		find_sframe(&e, &in);
 	if (addr_arg) {
 		errno = 0;
 		addr = strtoull(addr_arg, &end, 0);
@@ -389,7 +418,7 @@ int main(int argc, char **argv)
 	if (output) {
 		if (stat(path, &sb))
 			sframe_elf_fail("%s", strerror(errno));
-		if (sframe_gen_elf_build(data, e.size, gen, &copy, err, sizeof(err)) ||
+		if (sframe_gen_elf_build(data, e.size, gen, fill, &copy, err, sizeof(err)) ||
 		    sframe_gen_elf_write(&copy, output, sb.st_mode, err, sizeof(err)))
 			sframe_elf_fail("%s", err);
 		addr = copy.sframe_addr;
@@ -401,6 +430,10 @@ int main(int argc, char **argv)
 		printf("fdes read:       %u\n", st.fdes);
 		printf("fdes written:    %u\n", st.fdes_out);
 		printf("  flex:          %u\n", st.fdes_flex);
+		if (fill) {
+			printf("  kept:          %u (the file's own)\n", st.fdes_kept);
+			printf("fdes covered:    %u (by kept ones)\n", st.fdes_covered);
+		}
 		printf("fdes skipped:    %u (%llu bytes of code)\n", st.fdes_skipped,
 		       (unsigned long long)st.bytes_skipped);
 		printf("fdes bad:        %u\n", st.fdes_bad);

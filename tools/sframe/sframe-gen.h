@@ -58,6 +58,12 @@ enum sframe_gen_arch {
  *	0 or 8 for 64-bit ones.
  * @big_endian: aarch64 only: a big-endian object (x86_64 is always little
  *	endian, s390x always big).
+ * @sframe: the object's own SFrame V3 section, or NULL.  Its FDEs are kept
+ *	as they are, and .eh_frame only fills the gaps: FDEs for code none
+ *	of them covers (statically linked helpers, assembly whose CFI gas
+ *	made no SFrame for).  Copied: it need not outlive sframe_gen_new().
+ * @sframe_size: its size.
+ * @sframe_addr: its address, in the address space of @eh_frame_addr.
  */
 struct sframe_gen_input {
 	enum sframe_gen_arch	arch;
@@ -69,13 +75,18 @@ struct sframe_gen_input {
 	uint64_t		data_base;
 	unsigned int		ptr_size;
 	bool			big_endian;
+	const void		*sframe;
+	size_t			sframe_size;
+	uint64_t		sframe_addr;
 };
 
 /**
  * struct sframe_gen_stats - what a conversion did
  * @cies: CIEs read.
  * @fdes: DWARF FDEs read.
- * @fdes_out: SFrame FDEs written (flex ones included).
+ * @fdes_out: SFrame FDEs written (flex and kept ones included).
+ * @fdes_kept: of those, FDEs of the object's own section (@sframe).
+ * @fdes_covered: DWARF FDEs left out because a kept FDE covers their code.
  * @fdes_flex: of those, SFRAME_FDE_TYPE_FLEX.
  * @fdes_skipped: FDEs with a rule SFrame cannot express; the walker falls
  *	back to frame pointers in their code.
@@ -89,6 +100,8 @@ struct sframe_gen_stats {
 	unsigned int	cies;
 	unsigned int	fdes;
 	unsigned int	fdes_out;
+	unsigned int	fdes_kept;
+	unsigned int	fdes_covered;
 	unsigned int	fdes_flex;
 	unsigned int	fdes_skipped;
 	unsigned int	fdes_bad;

@@ -108,10 +108,12 @@ static void make(uint8_t *f, bool big_endian)
 static struct sframe_gen *gen;
 static char err[256];
 
+static bool replace;
+
 static int build(const uint8_t *f, size_t size, struct sframe_gen_elf *out)
 {
 	err[0] = 0;
-	return sframe_gen_elf_build(f, size, gen, out, err, sizeof(err));
+	return sframe_gen_elf_build(f, size, gen, replace, out, err, sizeof(err));
 }
 
 static void refused(const char *name, const uint8_t *f, size_t size, const char *want)
@@ -347,6 +349,69 @@ static void test_refusals(void)
 	free(many);
 }
 
+/* A file with its own PT_GNU_SFRAME (in place of PT_PHDR) and .sframe (section 1) */
+static void make_with_sframe(uint8_t *f)
+{
+	make(f, false);
+	phdr(f, 0, PT_GNU_SFRAME, 0x100, 0x100, 0x40, 0x40);
+	memcpy(f + STROFF + 7, ".sframe", 8);
+	shdr(f, 1, 7, 0x6ffffff4, 0x100, 0x40);
+	shdr(f, 2, 1, 3, STROFF, STRSIZE);
+}
+
+/*
+ * --fill: the file's own PT_GNU_SFRAME and .sframe header are pointed at
+ * the new section, where they are; one PT_LOAD added, nothing else.
+ */
+static void test_replace(void)
+{
+	struct sframe_gen_elf out;
+	uint8_t f[FILE_SIZE];
+	uint64_t seg, b;
+
+	replace = true;
+	gen_test_start("replacing the file's own section");
+	make_with_sframe(f);
+	if (build(f, FILE_SIZE, &out)) {
+		CHECK(0, "%s", err);
+		replace = false;
+		return;
+	}
+	seg = out.seg_off;
+	CHECK(get(out.buf, 0x20, 8) == seg && get(out.buf, 0x38, 2) == NPH + 1, "e_phoff, e_phnum");
+	CHECK(get(out.buf, seg, 4) == PT_GNU_SFRAME && get(out.buf, seg + 8, 8) == out.sframe_off &&
+	      out.sframe_off == seg + 8 * ((4 * 56 + 7) / 8) &&
+	      get(out.buf, seg + 16, 8) == out.sframe_addr &&
+	      get(out.buf, seg + 32, 8) == out.sframe_size, "PT_GNU_SFRAME rewritten in place");
+	CHECK(!memcmp(out.buf + seg + 56, f + PHOFF + 56, 2 * 56) &&
+	      get(out.buf, seg + 3 * 56, 4) == PT_LOAD, "old PT_LOADs, then the new one");
+	CHECK(!out.section_added && get(out.buf, 0x28, 8) == SHOFF &&
+	      get(out.buf, 0x3c, 2) == NSH && out.size == out.sframe_off + out.sframe_size,
+	      "no section added");
+	b = SHOFF + 64;
+	CHECK(get(out.buf, b + 4, 4) == 0x6ffffff4 && get(out.buf, b + 0x10, 8) == out.sframe_addr &&
+	      get(out.buf, b + 0x18, 8) == out.sframe_off &&
+	      get(out.buf, b + 0x20, 8) == out.sframe_size, ".sframe header points at the new one");
+	CHECK(!memcmp(out.buf + 0x100, f + 0x100, 0x40), "old section bytes left as they were");
+	sframe_gen_elf_free(&out);
+
+	gen_test_start("replacing: no section headers");
+	make_with_sframe(f);
+	put(f, 0x28, 8, 0);
+	CHECK(!build(f, FILE_SIZE, &out) && !out.section_added && get(out.buf, 0x28, 8) == 0,
+	      "%s", err);
+	sframe_gen_elf_free(&out);
+
+	make(f, false);
+	refused("replacing: no PT_GNU_SFRAME", f, FILE_SIZE, "no PT_GNU_SFRAME segment to replace");
+	make_with_sframe(f);
+	phdr(f, 2, PT_GNU_SFRAME, 0x100, 0x100, 0x40, 0x40);
+	refused("replacing: two PT_GNU_SFRAME", f, FILE_SIZE, "two PT_GNU_SFRAME segments");
+	replace = false;
+	make_with_sframe(f);
+	refused("own section, not replacing", f, FILE_SIZE, "already has a PT_GNU_SFRAME segment");
+}
+
 /* Every prefix and random corruption: refused or made, never a bad read */
 static void test_hostile(void)
 {
@@ -435,6 +500,7 @@ int main(void)
 	test_sections();
 	test_placement();
 	test_refusals();
+	test_replace();
 	test_hostile();
 	test_write();
 	sframe_gen_free(gen);

@@ -76,7 +76,8 @@ static void conv_input(struct sframe_gen_input *in, enum sframe_gen_arch arch)
 
 /*
  * With GEN_SEED_DIR set, each input converted is also written there as a
- * seed of the fuzzer (gen_fuzz.c: an ABI byte, then the .eh_frame).
+ * seed of the fuzzer (gen_fuzz.c: an ABI byte, the section to keep if
+ * any, then the .eh_frame).
  */
 static void write_seed(const struct sframe_gen_input *in)
 {
@@ -91,11 +92,17 @@ static void write_seed(const struct sframe_gen_input *in)
 		return;
 	abi = in->arch == SFRAME_GEN_AARCH64 && in->big_endian ? 3 : in->arch;
 	abi |= in->ptr_size == 4 ? 4 : 0;
+	abi |= in->sframe && in->sframe_size <= 0xffff ? 8 : 0;
 	snprintf(name, sizeof(name), "%s/seed-%04u", dir, n++);
 	f = fopen(name, "wb");
 	if (!f)
 		return;
 	fwrite(&abi, 1, 1, f);
+	if (abi & 8) {
+		fputc(in->sframe_size & 0xff, f);
+		fputc(in->sframe_size >> 8, f);
+		fwrite(in->sframe, 1, in->sframe_size, f);
+	}
 	fwrite(in->eh_frame, 1, in->eh_frame_size, f);
 	fclose(f);
 }
@@ -1270,6 +1277,187 @@ static void test_explosion(void)
 	free(insns);
 }
 
+/* Filling a section: the object's own FDEs kept, the gaps converted */
+
+#define KEPT_ADDR	0x900000UL
+
+/* The section made of the FDEs of B in [@start, @end), emitted at KEPT_ADDR */
+static uint8_t *fill_part(uint64_t start, uint64_t end, size_t *size)
+{
+	struct sframe_gen_input in;
+	struct sframe_gen_stats st;
+	struct sframe_gen *gen;
+	uint8_t *bytes = NULL;
+	char err[256];
+
+	conv_input(&in, SFRAME_GEN_X86_64);
+	in.text_start = start;
+	in.text_end = end;
+	gen = sframe_gen_new(&in, &st, err, sizeof(err));
+	CHECK(gen, "%s", err);
+	if (!gen)
+		return NULL;
+	*size = sframe_gen_size(gen);
+	bytes = malloc(*size);
+	if (bytes)
+		sframe_gen_emit(gen, bytes, KEPT_ADDR);
+	sframe_gen_free(gen);
+	return bytes;
+}
+
+static uint8_t *fill_emit(struct sframe_gen *gen, size_t *size)
+{
+	uint8_t *bytes;
+
+	*size = sframe_gen_size(gen);
+	bytes = malloc(*size);
+	if (bytes)
+		sframe_gen_emit(gen, bytes, SEC_ADDR);
+	return bytes;
+}
+
+/* x86_64 FDEs: two functions with a frame, one leaf far away */
+static void fill_fdes(void)
+{
+	size_t cie = x86_cie("zR", 0x1b);
+
+	FDE(cie, 0x1000, 0x40, 0x41, 0x0e, 16, 0x86, 2, 0x7e, 0x0e, 8);
+	FDE(cie, 0x1040, 0x20, 0x41, 0x0e, 16);
+	FDE(cie, 0x2000, 0x10);
+}
+
+static void test_fill(void)
+{
+	uint8_t *kept, *all = NULL, *filled = NULL;
+	size_t kept_size = 0, all_size = 0, filled_size = 0;
+	struct sframe_gen_input in;
+	struct sframe_gen *whole;
+	struct conv c;
+
+	begin("fill: kept FDEs byte for byte, the gap converted", false);
+	fill_fdes();
+	kept = fill_part(0x1000, 0x1060, &kept_size);
+	conv_input(&in, SFRAME_GEN_X86_64);
+	whole = sframe_gen_new(&in, &c.st, c.err, sizeof(c.err));
+	CHECK(whole, "%s", c.err);
+	if (whole)
+		all = fill_emit(whole, &all_size);
+	in.sframe = kept;
+	in.sframe_size = kept_size;
+	in.sframe_addr = KEPT_ADDR;
+	if (kept && all && convert_in(&c, &in)) {
+		expect_counts(&c, 3, 0, 0, 0);
+		CHECK(c.st.fdes_kept == 2 && c.st.fdes_covered == 2 && c.st.fdes == 3,
+		      "kept %u covered %u read %u", c.st.fdes_kept, c.st.fdes_covered, c.st.fdes);
+		/* Made by the same converter, kept or not: the same bytes */
+		filled = fill_emit(c.gen, &filled_size);
+		CHECK(filled && filled_size == all_size && !memcmp(filled, all, all_size),
+		      "filled section differs from the whole conversion (%zu, %zu bytes)",
+		      filled_size, all_size);
+		expect(&c, 0x1001, F(R_SP(16), R_AT(-8), R_AT(-16)));
+		expect(&c, 0x2000, F(R_SP(8), R_AT(-8), R_SAME));
+	}
+	conv_free(&c);
+	free(filled);
+	free(all);
+	sframe_gen_free(whole);
+
+	begin("fill: FDEs overlapping kept ones are covered, not converted", false);
+	fill_fdes();
+	free(kept);
+	kept = fill_part(0x1000, 0x1040, &kept_size);
+	eb_reset(&B, false);
+	{
+		size_t cie = x86_cie("zR", 0x1b);
+
+		FDE(cie, 0xff0, 0x20);		/* ends inside the kept one */
+		FDE(cie, 0x1020, 0x40);		/* starts inside it */
+		FDE(cie, 0x1000, 0x40);		/* the same function */
+		FDE(cie, 0x1040, 0x10);		/* right after: a gap */
+	}
+	conv_input(&in, SFRAME_GEN_X86_64);
+	in.sframe = kept;
+	in.sframe_size = kept_size;
+	in.sframe_addr = KEPT_ADDR;
+	if (kept && convert_in(&c, &in)) {
+		expect_counts(&c, 2, 0, 0, 0);
+		CHECK(c.st.fdes_kept == 1 && c.st.fdes_covered == 3, "kept %u covered %u",
+		      c.st.fdes_kept, c.st.fdes_covered);
+		/* The kept rows, not the overlapping FDEs' */
+		expect(&c, 0x1001, F(R_SP(16), R_AT(-8), R_AT(-16)));
+		expect(&c, 0x1040, F(R_SP(8), R_AT(-8), R_SAME));
+		expect_none(&c, 0xff0);
+	}
+	conv_free(&c);
+	free(kept);
+}
+
+/* A kept section with one thing wrong: refused, with why */
+static void fill_refused(const char *what, const uint8_t *kept, size_t size, const char *want)
+{
+	struct sframe_gen_input in;
+	struct sframe_gen_stats st;
+	struct sframe_gen *gen;
+	char err[256] = "";
+
+	conv_input(&in, SFRAME_GEN_X86_64);
+	in.sframe = kept;
+	in.sframe_size = size;
+	in.sframe_addr = KEPT_ADDR;
+	gen = sframe_gen_new(&in, &st, err, sizeof(err));
+	CHECK(!gen && strstr(err, want), "%s: got %s '%s', want '%s'", what,
+	      gen ? "a section" : "NULL", err, want);
+	sframe_gen_free(gen);
+}
+
+static void test_fill_bad(void)
+{
+	size_t size = 0, fre_at;
+	uint8_t *kept, *bad;
+	unsigned int i;
+
+	begin("fill: a bad section to keep", false);
+	fill_fdes();
+	kept = fill_part(0x1000, 0x1060, &size);
+	bad = kept ? malloc(size) : NULL;
+	if (!bad) {
+		CHECK(0, "setup");
+		free(kept);
+		return;
+	}
+	/* Header 28 bytes, no auxiliary header, 2 FDEs of 16 from offset 0 */
+	fre_at = 28 + 32;
+#define BAD(what, off, val, want) do {						\
+		memcpy(bad, kept, size);					\
+		bad[off] = (val);						\
+		fill_refused(what, bad, size, want);				\
+	} while (0)
+	fill_refused("short", kept, 27, "no SFrame header");
+	BAD("magic", 0, 0, "no SFrame header");
+	BAD("version 2", 2, 2, "version 2, not 3");
+	BAD("ABI", 4, SFRAME_ABI_AARCH64_ENDIAN_LITTLE, "ABI 2");
+	BAD("fixed FP offset", 5, 16, "fixed offsets 16 -8");
+	BAD("fixed RA offset", 6, 0, "fixed offsets 0 0");
+	BAD("FDE count", 8, 0xff, "past its end");
+	BAD("FRE length", 17, 1, "past its end");
+	BAD("FRE offset", 44 + 13, 0x10, "FDE 1: bad FREs");
+	BAD("FRE address type", fre_at + 2, 0x0f, "FDE 0: bad FREs");
+	BAD("FRE count", fre_at, 0xff, "FDE 0: bad FREs");
+	/* FDE 1 starting where FDE 0 does: its field is 16 bytes on */
+	memcpy(bad, kept, size);
+	for (i = 0; i < 8; i++)
+		bad[44 + i] = kept[28 + i];
+	bad[44] -= 16;
+	fill_refused("overlapping", bad, size, "FDE 1: not sorted, or overlapping");
+	/* A data word size of 3 in the first FRE */
+	memcpy(bad, kept, size);
+	bad[fre_at + 5 + 1] |= 0x60;
+	fill_refused("data word size", bad, size, "FDE 0: bad FREs");
+#undef BAD
+	free(bad);
+	free(kept);
+}
+
 int main(void)
 {
 	test_x86_basic();
@@ -1286,5 +1474,7 @@ int main(void)
 	test_reads();
 	test_bad();
 	test_explosion();
+	test_fill();
+	test_fill_bad();
 	return gen_report();
 }
