@@ -11,7 +11,7 @@
  * prints, so that it can name the functions)
  * and reads the stacks it prints (one "@[" block per stack, a frame per
  * line, then "]: COUNT"): every stack whose first frame is one of the
- * chains' functions must go on exact to main, for >= 99.9% of >= 1,000
+ * chains' functions must go on exact to main, all of >= 1,000
  * samples.  bpftrace takes the stacks with bpf_get_stackid(), so through
  * perf's get_perf_callchain() and the SFrame walker.  With --no-sframe
  * (PROGRAM built without SFrame) it only reports what frame pointers got.
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	SF_CHECK(samples >= BT_SAMPLES, "%u samples", samples);
 	if (no_sframe)
 		sf_check_control("bpftrace", exact, samples);
-	else if (SF_CHECK(exact * 1000ULL >= samples * 999ULL,
+	else if (SF_CHECK(exact == samples,
 			  "%u of %u samples exact to main", exact, samples))
 		sf_note("bpftrace ustack: %u of %u samples exact to main", exact, samples);
 	sf_exit();

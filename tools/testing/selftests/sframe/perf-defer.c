@@ -17,8 +17,8 @@
  *         has the stay's cookie and is followed by a record with it (a
  *         sample taken after the stay's record, on the way out, by a
  *         second one, up to DEFER_MAX_RECORDS a stay; samples after the
- *         last go unanswered); no stay reuses a cookie; >= 99.9% of
- *         >= 1,000 answered samples get a stack exact to main.
+ *         last go unanswered); no stay reuses a cookie; every one
+ *         of >= 1,000 answered samples gets a stack exact to main.
  * exit    a child in that loop, sampled by its parent, is killed with
  *         SIGKILL: no sample, the last stay's included, goes without its
  *         record, and the records are exact to main.
@@ -341,7 +341,7 @@ static void defer_summary(const char *what)
 {
 	SF_CHECK(!tally.npending || defer_unanswered(), "%u samples never got their stacks",
 		 tally.npending);
-	if (SF_CHECK(tally.exact * 1000ULL >= tally.samples * 999ULL,
+	if (SF_CHECK(tally.exact == tally.samples,
 		     "%u of %u samples exact to main", tally.exact, tally.samples))
 		sf_note("%s: %u of %u samples exact to main; %u stays, %u records, %s",
 			what, tally.exact, tally.samples, tally.ncookies, tally.records,

@@ -13,8 +13,8 @@
  *                                                callchains, stitched by perf)
  *
  * then reads `perf script`: every sample whose first frame is one of the
- * chains' functions must go on exact to main, for >= 99.9% of >= 1,000
- * samples per chain.  In defer mode `perf report -D` must show the
+ * chains' functions must go on exact to main, all of >= 1,000 samples
+ * per chain.  In defer mode `perf report -D` must show the
  * PERF_RECORD_CALLCHAIN_DEFERRED records the stitching used (perf falls
  * back to sync callchains silently where the kernel lacks them), in fp
  * mode none.  With PROGRAM built without SFrame (its last argument
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++) {
 		SF_CHECK(t[i].samples >= TOOL_SAMPLES, "%s: %u samples", t[i].name,
 			 t[i].samples);
-		if (SF_CHECK(t[i].exact * 1000ULL >= t[i].samples * 999ULL,
+		if (SF_CHECK(t[i].exact == t[i].samples,
 			     "%s: %u of %u samples exact to main", t[i].name,
 			     t[i].exact, t[i].samples))
 			sf_note("perf %s, %s: %u of %u samples exact to main%s", argv[2],

@@ -11,8 +11,8 @@
  *            dlopen-ed library) > perf_c > perf_spin
  *
  * A sample may land in any of those functions; its callchain must then be
- * the rest of the chain to main.  At least 1,000 samples per chain, at
- * least 99.9% of them exact.  Built -O2 -fomit-frame-pointer; the kernel
+ * the rest of the chain to main.  At least 1,000 samples per chain, every
+ * one of them exact.  Built -O2 -fomit-frame-pointer; the kernel
  * takes the callchain in the timer interrupt, with page faults disabled,
  * from SFrame sections the program never reads itself (the kernel faulted
  * them in when it registered them).  With --no-sframe
@@ -340,7 +340,7 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 		 t->samples, round);
 	if (perf_no_sframe)
 		sf_check_control(t->name, t->exact, t->samples);
-	else if (SF_CHECK(t->exact * 1000ULL >= t->samples * 999ULL,
+	else if (SF_CHECK(t->exact == t->samples,
 			  "%s: %u of %u samples exact to main", t->name, t->exact,
 			  t->samples))
 		sf_note("%s: %u of %u samples exact to main", t->name, t->exact,

@@ -12,9 +12,9 @@
  *   main > vdso_run > vdso_round > vdso_loop_gtod > [vDSO frames]
  *
  * Every sample whose user IP is in the vDSO must have a callchain that
- * leaves the vDSO into the loop and goes on to main, symbol by symbol; at
- * least 99.9% of at least 500 such samples per chain (on s390x, of those
- * taken in user mode: see vdso_run()).  The vDSO functions
+ * leaves the vDSO into the loop and goes on to main, symbol by symbol; all
+ * of at least 500 such samples per chain (on s390x, of those taken in
+ * user mode: see vdso_run()).  The vDSO functions
  * are called directly, found in its dynamic symbol table (AT_SYSINFO_EHDR):
  * through the C library's wrappers the walk would stop in the C library,
  * which has no SFrame on Debian 12.
@@ -258,16 +258,15 @@ __attribute__((noinline)) void vdso_run(struct vdso_tally *t, long (*loop)(void)
 	SF_CHECK(t->in_kernel * 100ULL <= t->in_vdso * VDSO_S390X_KERNEL_PERCENT,
 		 "%s: %u of %u samples in the vDSO taken in the kernel, left out",
 		 t->name, t->in_kernel, t->in_vdso);
-	SF_CHECK((t->exact - t->kernel_exact) * 1000ULL >=
-		 (t->in_vdso - t->in_kernel) * 999ULL,
+	SF_CHECK(t->exact - t->kernel_exact == t->in_vdso - t->in_kernel,
 		 "%s: %u of %u samples in the vDSO taken in user mode exact to main",
 		 t->name, t->exact - t->kernel_exact, t->in_vdso - t->in_kernel);
 #else
-	SF_CHECK(t->exact * 1000ULL >= t->in_vdso * 999ULL,
+	SF_CHECK(t->exact == t->in_vdso,
 		 "%s: %u of %u samples in the vDSO exact to main", t->name, t->exact,
 		 t->in_vdso);
 #endif
-	SF_CHECK(t->outside_exact * 1000ULL >= t->outside * 999ULL,
+	SF_CHECK(t->outside_exact == t->outside,
 		 "%s: %u of %u samples outside the vDSO exact to main", t->name,
 		 t->outside_exact, t->outside);
 out:
