@@ -1,3 +1,6 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash disable=SC2034 # sets variables for the scripts that source it
+#
 # Sourced by tools/toolchain/cc and tools/toolchain/tool (bash, set -euo pipefail).
 # Parses --arch / --sframe, sets TC_ARCH TC_TRIPLE TC_VER TC_SFRAME and
 # TC_ARGS (remaining arguments), and provides tc_bindir.
@@ -7,7 +10,7 @@ TC_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tc_usage_die() { echo "$TC_PROG: $*" >&2; echo "usage: $TC_USAGE" >&2; exit 2; }
 
 tc_parse() {
-	TC_ARCH= TC_SFRAME=v3
+	TC_ARCH='' TC_SFRAME=v3
 	TC_ARGS=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -95,7 +98,7 @@ tc_fetch_source() {
 			-o "DPkg::Lock::Timeout=900"
 		)
 		[ "$(id -u)" = 0 ] && opt+=(-o "APT::Sandbox::User=root")
-		cd "$src"
+		cd "$src" || return 1
 		# A list that changed, or a version the lists do not know yet:
 		# update first.
 		if ! cmp -s "$apt/sources.list.new" "$apt/sources.list" ||
@@ -116,10 +119,10 @@ tc_fetch_source() {
 
 # tc_source_sums_ok DSC: every file DSC lists is there with its SHA-256 sum.
 tc_source_sums_ok() {
-	local dsc=$1 dir sum size name n=0
+	local dsc=$1 dir sum name n=0
 	[ -f "$dsc" ] || return 1
 	dir=$(dirname "$dsc")
-	while read -r sum size name; do
+	while read -r sum _ name; do
 		[ -n "$name" ] || continue
 		[ "$(sha256sum "$dir/$name" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] || return 1
 		n=$((n + 1))

@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash disable=SC2034 # sets variables for the scripts that source it
+#
 # Sourced by tools/vm-run and tools/vm/*: arch names, paths, packages.
 
 VM_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
