@@ -129,13 +129,13 @@ static const struct sf_test sf_tests[] = {
 	/*
 	 * Debian's sqlite3 waiting for input, its stack read by another
 	 * process from /proc/<pid>/ustack: under the module to _start; then
-	 * without it, what is missing
+	 * without it, what is missing, which must not be the module's stack
 	 */
 	{ "debian-sqlite3-audit-ustack", { "sf-ustack-remote", "--audit",
 					   "libsframe-audit.so", "debian-sqlite3",
 					   "sqlite3", ":memory:" } },
-	{ "debian-sqlite3-ustack", { "sf-ustack-remote", "debian-sqlite3", "sqlite3",
-				     ":memory:" } },
+	{ "debian-sqlite3-ustack", { "sf-ustack-remote", "--control", "libsframe-audit.so",
+				     "debian-sqlite3", "sqlite3", ":memory:" } },
 	/* A short run of the stress program (make stress runs it longer) */
 	{ "stress",		{ "sf-stress", "20" } },
 #if defined(__x86_64__)

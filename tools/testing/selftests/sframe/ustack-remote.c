@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sf-ustack-remote [--audit MODULE] PKGDIR PROGRAM [ARG...]: the user stack
+ * sf-ustack-remote [--audit|--control MODULE] PKGDIR PROGRAM [ARG...]: the user stack
  * of an unmodified program, read from /proc/<pid>/ustack by another
  * process while the program waits for input.
  *
@@ -13,7 +13,11 @@
  * loads) every later frame was found by SFrame, some are PROGRAM's own and
  * the last returns into PROGRAM's _start, which no walk reaches unless
  * each frame between was right.  Without the module the frames found are
- * counted, not checked: that is what is missing.
+ * counted: that is what is missing.  --control MODULE then runs PROGRAM a
+ * second time, under MODULE, to the same read(), and compares the two
+ * stacks as files and offsets: without SFrame the stack must not be the
+ * one the module's SFrame gives, or the checks above could not tell a
+ * right stack from a wrong one.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -47,9 +51,13 @@ struct ru_stack {
 	unsigned long	ip[RU_FRAMES];
 	char		method[RU_FRAMES][8];
 	char		text[RU_TEXT];
+	/* each frame as the file it is in and its offset there, for --control */
+	char		file[RU_FRAMES][64];
+	unsigned long	off[RU_FRAMES];
 };
 
 static char ru_loader[PATH_MAX], ru_program[PATH_MAX], ru_audit[PATH_MAX];
+static char ru_control[PATH_MAX];
 
 /* PROGRAM through its loader, reading from @in, its output discarded */
 static pid_t ru_spawn(const char *dir, char **argv, const int *in)
@@ -154,6 +162,44 @@ static unsigned long ru_entry(pid_t pid)
 	return entry;
 }
 
+/* Each frame of @s as a file name and an offset in it, while @pid lives */
+static void ru_locate(pid_t pid, struct ru_stack *s)
+{
+	char path[64], line[RU_LINE], file[RU_LINE];
+	unsigned long start, end, off;
+	int i;
+	FILE *f;
+
+	for (i = 0; i < s->n; i++) {
+		s->file[i][0] = 0;
+		s->off[i] = 0;
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &start, &end, &off,
+				   file) == 4 && s->ip[i] >= start && s->ip[i] < end) {
+				snprintf(s->file[i], sizeof(s->file[i]), "%.63s",
+					 strrchr(file, '/') ? strrchr(file, '/') + 1 : file);
+				s->off[i] = s->ip[i] - start + off;
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+}
+
+/* How many frames, from the first, two runs' stacks share as files and offsets */
+static int ru_common(const struct ru_stack *a, const struct ru_stack *b)
+{
+	int i;
+
+	for (i = 0; i < a->n && i < b->n; i++)
+		if (!a->file[i][0] || strcmp(a->file[i], b->file[i]) || a->off[i] != b->off[i])
+			break;
+	return i;
+}
+
 static bool ru_same(const struct ru_stack *a, const struct ru_stack *b)
 {
 	int i;
@@ -211,44 +257,72 @@ static void ru_check(pid_t pid, const struct ru_stack *s)
 		ru_show(pid, s);
 }
 
-int main(int argc, char **argv)
+/* One run of PROGRAM: its stack in @first, checked; false if none was read */
+static bool ru_run(const char *dir, char **argv, struct ru_stack *first)
 {
-	static struct ru_stack first, again;
+	static struct ru_stack again;
+	bool read = false;
 	int in[2], status;
-	const char *dir;
 	pid_t pid;
 
-	if (argc > 2 && !strcmp(argv[1], "--audit")) {
-		if (!SF_CHECK(realpath(argv[2], ru_audit), "%s: %m", argv[2]))
-			sf_exit();
-		argv += 2;
-		argc -= 2;
-	}
-	if (!SF_CHECK(argc >= 3 && argc - 2 <= RU_ARGS,
-		      "usage: sf-ustack-remote [--audit MODULE] PKGDIR PROGRAM [ARG...]"))
-		sf_exit();
-	dir = argv[1];
-	if (!sf_tool_init(dir, argv[2]) ||
-	    !sf_tool_realpaths(ru_loader, ru_program) ||
-	    !SF_CHECK(!pipe(in), "pipe: %m"))
-		sf_exit();
-	pid = ru_spawn(dir, argv + 2, in);
+	if (!SF_CHECK(!pipe(in), "pipe: %m"))
+		return false;
+	pid = ru_spawn(dir, argv, in);
 	close(in[0]);
-	if (!SF_CHECK(pid > 0, "fork: %m"))
-		sf_exit();
+	if (!SF_CHECK(pid > 0, "fork: %m")) {
+		close(in[1]);
+		return false;
+	}
 	if (SF_CHECK(sf_wait_syscall(pid, pid, SYS_read, RU_WAIT_MS),
 		     "%s not blocked in read() after %d ms", ru_program, RU_WAIT_MS) &&
-	    ru_read_stack(pid, &first) &&
+	    ru_read_stack(pid, first) &&
 	    ru_read_stack(pid, &again)) {
-		if (!SF_CHECK(ru_same(&first, &again),
+		if (!SF_CHECK(ru_same(first, &again),
 			      "two reads of a blocked task differ"))
 			ru_show(pid, &again);
-		ru_check(pid, &first);
+		ru_check(pid, first);
+		ru_locate(pid, first);
+		read = true;
 	}
 	/* End of input: PROGRAM finishes as it would at the end of a script. */
 	close(in[1]);
 	if (SF_CHECK(waitpid(pid, &status, 0) == pid, "waitpid: %m"))
 		SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
 			 "%s: status %#x", ru_program, status);
+	return read;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ru_stack plain, module;
+	const char *dir;
+	int common;
+
+	if (argc > 2 && (!strcmp(argv[1], "--audit") || !strcmp(argv[1], "--control"))) {
+		if (!SF_CHECK(realpath(argv[2], argv[1][2] == 'a' ? ru_audit : ru_control),
+			      "%s: %m", argv[2]))
+			sf_exit();
+		argv += 2;
+		argc -= 2;
+	}
+	if (!SF_CHECK(argc >= 3 && argc - 2 <= RU_ARGS,
+		      "usage: sf-ustack-remote [--audit|--control MODULE] PKGDIR PROGRAM [ARG...]"))
+		sf_exit();
+	dir = argv[1];
+	if (!sf_tool_init(dir, argv[2]) ||
+	    !sf_tool_realpaths(ru_loader, ru_program))
+		sf_exit();
+	if (!ru_run(dir, argv + 2, &plain) || !*ru_control)
+		sf_exit();
+	/* The control: the same read() under the module, whose stack is checked whole */
+	memcpy(ru_audit, ru_control, sizeof(ru_audit));
+	if (!ru_run(dir, argv + 2, &module))
+		sf_exit();
+	common = ru_common(&plain, &module);
+	if (SF_CHECK(common < plain.n || plain.n != module.n,
+		     "without SFrame the stack is the module's, all %d frames: the check cannot tell",
+		     module.n))
+		sf_note("control: without SFrame %d of the module's %d frames, the first %d the same",
+			plain.n, module.n, common);
 	sf_exit();
 }
