@@ -12,6 +12,7 @@
 #include <linux/sframe_mm.h>
 
 #include "internal.h"
+#include "ustack.h"
 
 static int proc_sframe_show(struct seq_file *m, void *v)
 {
@@ -31,29 +32,12 @@ static int proc_sframe_show(struct seq_file *m, void *v)
 
 static int proc_sframe_open(struct inode *inode, struct file *file)
 {
-	struct mm_struct *mm = proc_mem_open(inode, PTRACE_MODE_READ);
-	int ret;
-
-	if (IS_ERR(mm))
-		return PTR_ERR(mm);
-	ret = single_open(file, proc_sframe_show, mm);
-	if (ret && mm)
-		mmdrop(mm);
-	return ret;
-}
-
-static int proc_sframe_release(struct inode *inode, struct file *file)
-{
-	struct seq_file *m = file->private_data;
-
-	if (m->private)
-		mmdrop(m->private);
-	return single_release(inode, file);
+	return proc_mm_seq_open(inode, file, proc_sframe_show, PTRACE_MODE_READ);
 }
 
 const struct file_operations proc_pid_sframe_operations = {
 	.open		= proc_sframe_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
-	.release	= proc_sframe_release,
+	.release	= proc_mm_seq_release,
 };

@@ -44,6 +44,7 @@
 #include <linux/wait.h>
 
 #include "internal.h"
+#include "ustack.h"
 
 static const char *ustack_method(enum unwind_user_type type)
 {
@@ -227,18 +228,55 @@ static int ustack_seq_show(struct seq_file *m, void *v)
  */
 static int ustack_open(struct inode *inode, struct file *file)
 {
-	struct mm_struct *mm = proc_mem_open(inode, PTRACE_MODE_ATTACH);
+	return proc_mm_seq_open(inode, file, ustack_seq_show, PTRACE_MODE_ATTACH);
+}
+
+const struct file_operations proc_pid_ustack_operations = {
+	.open		= ustack_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= proc_mm_seq_release,
+};
+
+/**
+ * proc_mm_seq_open() - open a /proc/<pid> seq file bound to an address space
+ * @inode: the file's inode, in a /proc/<pid> or /proc/<pid>/task/<tid>
+ *	directory.
+ * @file: the file being opened.
+ * @show: the file's single_open() show function: its seq_file's private
+ *	data is the address space, NULL for a kernel thread or one that had
+ *	exited.
+ * @mode: the PTRACE_MODE_* check the opener must pass.
+ *
+ * The opener is checked once, here, as for /proc/<pid>/mem, and the
+ * address space pinned (mmgrab()) until proc_mm_seq_release().  Shared
+ * by /proc/<pid>/ustack and /proc/<pid>/sframe.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, or the error of proc_mem_open() or single_open().
+ */
+int proc_mm_seq_open(struct inode *inode, struct file *file,
+		     int (*show)(struct seq_file *, void *), unsigned int mode)
+{
+	struct mm_struct *mm = proc_mem_open(inode, mode);
 	int ret;
 
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
-	ret = single_open(file, ustack_seq_show, mm);
+	ret = single_open(file, show, mm);
 	if (ret && mm)
 		mmdrop(mm);
 	return ret;
 }
 
-static int ustack_release(struct inode *inode, struct file *file)
+/**
+ * proc_mm_seq_release() - release a file opened by proc_mm_seq_open()
+ * @inode: its inode.
+ * @file: the file.
+ *
+ * Return: 0.
+ */
+int proc_mm_seq_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *m = file->private_data;
 
@@ -246,10 +284,3 @@ static int ustack_release(struct inode *inode, struct file *file)
 		mmdrop(m->private);
 	return single_release(inode, file);
 }
-
-const struct file_operations proc_pid_ustack_operations = {
-	.open		= ustack_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= ustack_release,
-};

@@ -78,11 +78,12 @@ struct tool_tally {
 	const char *const	*chain;
 	const char		*name;
 	unsigned int		samples, exact, shown;
+	unsigned int		as_shown;	/* exact as perf prints them too */
 };
 
 /* A sample's frames, innermost first: which chain, and is it exact? */
 static void tool_sample(struct tool_tally *t, const char *const *names,
-			unsigned int nr, bool quiet)
+			unsigned int nr, bool twice, bool quiet)
 {
 	struct tool_tally *hit = NULL;
 	unsigned int i;
@@ -102,6 +103,7 @@ static void tool_sample(struct tool_tally *t, const char *const *names,
 		if (sf_perf_names_exact(t[i].chain, names, nr)) {
 			t[i].samples++;
 			t[i].exact++;
+			t[i].as_shown += !twice;
 			return;
 		}
 	}
@@ -123,10 +125,11 @@ static void tool_sample(struct tool_tally *t, const char *const *names,
  * address is still there: the frame-pointer walk of mainline's arm64
  * kernel misses it.  The SFrame walk does not, so the caller is there
  * twice: the tool's entry is the return address minus one (the call), the
- * kernel's the return address.  Such samples are counted, and checked with
- * the caller once.  (Open: the kernel could leave that frame to the tool
- * for events that sample the link register, as its frame-pointer walk
- * does.)
+ * kernel's the return address.  Such samples are checked with the caller
+ * once, and counted apart as a known failure of the tool: a user of that
+ * perf sees the caller twice (issue 21 §2: perf's fixup should compare the
+ * two addresses as its own unwinder adjusts them).  With fp,defer perf
+ * adds nothing, and there every sample must be exact as perf prints it.
  */
 #if defined(__aarch64__)
 #define TOOL_LEAF_FIXUP		1
@@ -137,9 +140,10 @@ static void tool_sample(struct tool_tally *t, const char *const *names,
 static unsigned int tool_leaf_twice;
 
 static unsigned int tool_leaf_fixup(unsigned long long *ips, char (*names)[256],
-				    unsigned int nr)
+				    unsigned int nr, bool *twice)
 {
-	if (TOOL_LEAF_FIXUP && nr >= 3 && ips[1] + 1 == ips[2]) {
+	*twice = TOOL_LEAF_FIXUP && nr >= 3 && ips[1] + 1 == ips[2];
+	if (*twice) {
 		memmove(&ips[2], &ips[3], (nr - 3) * sizeof(*ips));
 		memmove(names[2], names[3], (nr - 3) * sizeof(*names));
 		tool_leaf_twice++;
@@ -159,6 +163,7 @@ static void tool_script(struct tool_tally *t, bool quiet)
 	unsigned long long ip;
 	char line[TOOL_LINE], sym[256];
 	unsigned int nr = 0, i;
+	bool twice;
 	FILE *f;
 	pid_t pid;
 
@@ -177,11 +182,13 @@ static void tool_script(struct tool_tally *t, bool quiet)
 			continue;
 		}
 		if (line[0] == '\n') {
-			tool_sample(t, name_ptr, tool_leaf_fixup(ips, names, nr), quiet);
+			nr = tool_leaf_fixup(ips, names, nr, &twice);
+			tool_sample(t, name_ptr, nr, twice, quiet);
 			nr = 0;
 		}
 	}
-	tool_sample(t, name_ptr, tool_leaf_fixup(ips, names, nr), quiet);
+	nr = tool_leaf_fixup(ips, names, nr, &twice);
+	tool_sample(t, name_ptr, nr, twice, quiet);
 	fclose(f);
 	sf_tool_wait(pid, "perf script");
 }
@@ -250,12 +257,18 @@ int main(int argc, char **argv)
 		if (SF_CHECK(t[i].exact == t[i].samples,
 			     "%s: %u of %u samples exact to main", t[i].name,
 			     t[i].exact, t[i].samples))
-			sf_note("perf %s, %s: %u of %u samples exact to main%s", argv[2],
-				t[i].name, t[i].exact, t[i].samples,
-				defer ? ", stitched from deferred records" : "");
+			sf_note("perf %s, %s: %u of %u samples exact to main%s; as perf shows them, %u",
+				argv[2], t[i].name, t[i].exact, t[i].samples,
+				defer ? ", stitched from deferred records" : "",
+				t[i].as_shown);
+		/* The tool's known failure is fp mode's only; it adds nothing to defer's */
+		if (defer || !TOOL_LEAF_FIXUP)
+			SF_CHECK(t[i].as_shown == t[i].exact,
+				 "%s: %u of %u exact stacks shown with a frame twice", t[i].name,
+				 t[i].exact - t[i].as_shown, t[i].exact);
 	}
 	if (tool_leaf_twice)
-		sf_note("perf %s: %u samples had their leaf's caller twice (perf's arm64 leaf-frame fixup), counted once",
+		sf_note("KNOWN FAILURE, perf %s: %u samples shown with their leaf's caller twice (perf's arm64 leaf-frame fixup; issue 21 §2)",
 			argv[2], tool_leaf_twice);
 	sf_exit();
 }
