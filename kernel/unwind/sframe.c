@@ -812,11 +812,13 @@ static int sframe_fde_check(struct sframe_section *sec, const struct sframe_fde 
  * The FDE of index entry @e, copied and decoded.  The function's bounds
  * are the index's, checked when it was built, not a second read of them
  * that may differ.  V3 keeps the rest in an attribute block before the
- * FREs: it is copied into @b with the first FREs.
+ * FREs: it is copied into @b with the first FREs.  Inlined: a frame of
+ * its own, below sframe_find_uncached()'s, was the deepest of an NMI's walk.
  */
-static int sframe_fde_load(struct sframe_section *sec,
-			   const struct sframe_index_entry *e,
-			   struct sframe_fde *fde, struct sframe_fre_buf *b)
+static __always_inline int sframe_fde_load(struct sframe_section *sec,
+					   const struct sframe_index_entry *e,
+					   struct sframe_fde *fde,
+					   struct sframe_fre_buf *b)
 {
 	unsigned long addr = sec->sframe_start + e->fde_off, fres, fres_len;
 	union {
@@ -1225,9 +1227,11 @@ static __always_inline int sframe_decode_default(struct sframe_section *sec,
 }
 
 /* One (control, offset) pair of a flex FDE; a lone 0 control word is padding. */
-static int sframe_flex_rule(struct sframe_section *sec,
-			    const struct sframe_raw_fre *raw, unsigned int *word,
-			    struct unwind_user_rule *rule, s8 fixed_off)
+static __always_inline int sframe_flex_rule(struct sframe_section *sec,
+					    const struct sframe_raw_fre *raw,
+					    unsigned int *word,
+					    struct unwind_user_rule *rule,
+					    s8 fixed_off)
 {
 	unsigned int words = SFRAME_FRE_INFO_DW_COUNT(raw->info);
 	u32 ctl;
@@ -1254,9 +1258,14 @@ static int sframe_flex_rule(struct sframe_section *sec,
 	return 0;
 }
 
-static int sframe_decode_flex(struct sframe_section *sec,
-			      const struct sframe_raw_fre *raw,
-			      struct unwind_user_frame *frame)
+/*
+ * Inlined, as the rest of the decoding is, so that sframe_find_uncached()
+ * calls nothing but the user copies: a frame below its own would be the
+ * deepest of an NMI's walk.
+ */
+static __always_inline int sframe_decode_flex(struct sframe_section *sec,
+					      const struct sframe_raw_fre *raw,
+					      struct unwind_user_frame *frame)
 {
 	unsigned int words = SFRAME_FRE_INFO_DW_COUNT(raw->info), word = 2;
 	u32 ctl = raw->words[0];
@@ -1369,15 +1378,21 @@ static __always_inline void sframe_cache_put(const struct sframe_section *sec,
 	smp_store_release(&e->seq, seq + 2);
 }
 
-/* A lookup the rule cache could not answer: the index, then user memory */
+/*
+ * A lookup the rule cache could not answer: the index, then user memory.
+ * @ip is in the section's text (__sframe_find() checked).  Five arguments,
+ * the most s390x passes in registers: more would go on the stack of every
+ * caller, below an NMI's walk.  So the cache is found again, not passed.
+ */
 static noinline int sframe_find_uncached(struct sframe_section *sec,
-					 struct sframe_cache_entry *cache,
 					 struct mm_struct *mm, unsigned long ip,
-					 u32 off, struct unwind_user_frame *frame,
+					 struct unwind_user_frame *frame,
 					 unsigned int *budget)
 {
+	struct sframe_cache_entry *cache;
 	struct sframe_fre_buf b __uninitialized;
 	const struct sframe_index_entry *e;
+	u32 off = ip - sec->text_start;
 	struct sframe_raw_fre raw;
 	struct sframe_fde fde;
 	unsigned int lo, hi, mid;
@@ -1415,14 +1430,21 @@ static noinline int sframe_find_uncached(struct sframe_section *sec,
 			return ret;
 	}
 	ret = sframe_decode(sec, &fde, &raw, frame);
+	/* Pairs with sframe_section_cache_alloc(), as in __sframe_find() */
+	cache = smp_load_acquire(&sec->cache);
 	if (!ret && cache)
 		sframe_cache_put(sec, cache, off + 1, frame);
 	return ret;
 }
 
-static int __sframe_find(struct sframe_section *sec, struct mm_struct *mm,
-			 unsigned long ip, struct unwind_user_frame *frame,
-			 unsigned int *budget)
+/*
+ * Inlined in its two callers, so that an NMI's lookup goes from the cache
+ * test straight to sframe_find_uncached(): one frame fewer on its stack.
+ */
+static __always_inline int __sframe_find(struct sframe_section *sec,
+					 struct mm_struct *mm, unsigned long ip,
+					 struct unwind_user_frame *frame,
+					 unsigned int *budget)
 {
 	/* Pairs with sframe_section_cache_alloc(): zeroed entries, cache_sets */
 	struct sframe_cache_entry *cache = smp_load_acquire(&sec->cache);
@@ -1433,7 +1455,7 @@ static int __sframe_find(struct sframe_section *sec, struct mm_struct *mm,
 		return sframe_reject(sec, -ENOENT, "address outside the text range");
 	if (cache && sframe_cache_get(sec, cache, off + 1, frame))
 		return 0;
-	return sframe_find_uncached(sec, cache, mm, ip, off, frame, budget);
+	return sframe_find_uncached(sec, mm, ip, frame, budget);
 }
 
 /**

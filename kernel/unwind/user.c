@@ -166,14 +166,16 @@ static int unwind_user_eval(struct unwind_user_state *state,
 }
 
 /*
- * Moves to the caller at @cfa by @frame's RA and FP rules, if what they
- * give passes the checks that keep a hostile stack from steering the walk.
+ * The caller at @cfa by @frame's RA and FP rules, if what they give passes
+ * the checks that keep a hostile stack from steering the walk: its return
+ * address in @ra, 0 when the frame is the outermost, and its FP in @fp.
+ * The walk is not moved: unwind_user_next_uncovered() only tries a caller.
  */
-static int unwind_user_step(struct unwind_user_state *state,
-			    const struct unwind_user_frame *frame,
-			    unsigned long cfa)
+static int unwind_user_caller(struct unwind_user_state *state,
+			      const struct unwind_user_frame *frame,
+			      unsigned long cfa, unsigned long *ra,
+			      unsigned long *fp)
 {
-	unsigned long ra, fp;
 	int ret;
 
 	if (cfa & (state->ws - 1))
@@ -184,29 +186,32 @@ static int unwind_user_step(struct unwind_user_state *state,
 	if (frame->ra.base == UNWIND_USER_BASE_SAME) {
 		if (!state->ra_known)
 			return -EINVAL;
-		ra = state->ra;
+		*ra = state->ra;
 	} else {
-		ret = unwind_user_eval(state, &frame->ra, cfa, &ra);
+		ret = unwind_user_eval(state, &frame->ra, cfa, ra);
 		if (ret)
 			return ret;
 	}
 	if (frame->fp.base == UNWIND_USER_BASE_SAME) {
-		fp = state->fp;
+		*fp = state->fp;
 	} else {
-		ret = unwind_user_eval(state, &frame->fp, cfa, &fp);
+		ret = unwind_user_eval(state, &frame->fp, cfa, fp);
 		if (ret)
 			return ret;
 	}
 
-	ra = unwind_user_strip_ra(ra);
-	if (!ra) {
-		/* The outermost frame of code that zeroes its return address */
-		state->done = true;
-		return 0;
-	}
-	if (ra >= unwind_user_end(state) || (ra >= state->stack_low && ra <= cfa))
+	*ra = unwind_user_strip_ra(*ra);
+	/* 0: the outermost frame of code that zeroes its return address */
+	if (*ra && (*ra >= unwind_user_end(state) ||
+		    (*ra >= state->stack_low && *ra <= cfa)))
 		return -EINVAL;
+	return 0;
+}
 
+/* Moves the walk to the caller unwind_user_caller() found at @cfa */
+static void unwind_user_move(struct unwind_user_state *state, unsigned long ra,
+			     unsigned long fp, unsigned long cfa)
+{
 	state->ip = ra;
 	state->sp = cfa + UNWIND_USER_CFA_TO_SP;
 	state->fp = fp;
@@ -214,7 +219,37 @@ static int unwind_user_step(struct unwind_user_state *state,
 	state->regs = NULL;
 	state->ra_known = false;
 	state->topmost = false;
+}
+
+/* Moves to the caller at @cfa by @frame's rules, or ends the walk there */
+static int unwind_user_step(struct unwind_user_state *state,
+			    const struct unwind_user_frame *frame,
+			    unsigned long cfa)
+{
+	unsigned long ra, fp;
+	int ret;
+
+	ret = unwind_user_caller(state, frame, cfa, &ra, &fp);
+	if (ret)
+		return ret;
+	if (!ra)
+		state->done = true;
+	else
+		unwind_user_move(state, ra, fp, cfa);
 	return 0;
+}
+
+/* The rules of the code at @ip, by the section the walk reads */
+static int unwind_user_lookup_ip(struct unwind_user_state *state,
+				 unsigned long ip,
+				 struct unwind_user_frame *frame)
+{
+	if (state->mm)
+		return sframe_lookup_remote(state->mm, ip, frame,
+					    &state->fre_budget);
+	return state->nofault ?
+	       sframe_lookup_nofault(ip, frame, &state->fre_budget) :
+	       sframe_lookup(ip, frame, &state->fre_budget);
 }
 
 /*
@@ -227,14 +262,7 @@ static int unwind_user_step(struct unwind_user_state *state,
 static int unwind_user_lookup(struct unwind_user_state *state,
 			      struct unwind_user_frame *frame)
 {
-	unsigned long ip = state->ip - !state->topmost;
-
-	if (state->mm)
-		return sframe_lookup_remote(state->mm, ip, frame,
-					    &state->fre_budget);
-	return state->nofault ?
-	       sframe_lookup_nofault(ip, frame, &state->fre_budget) :
-	       sframe_lookup(ip, frame, &state->fre_budget);
+	return unwind_user_lookup_ip(state, state->ip - !state->topmost, frame);
 }
 
 /*
@@ -248,29 +276,29 @@ static int unwind_user_lookup(struct unwind_user_state *state,
  * by the next step: once for each topmost frame (the interrupted one and
  * each after a signal frame), and cheaper than carrying them in the walk's
  * state through every other step.
+ *
+ * The walk moves only once the caller's lookup found rules, so that no
+ * copy of its state need be put back on the deepest path of an NMI's walk;
+ * the rows that lookup read are spent all the same.  @frame is the
+ * caller's, that no rules were found for: scratch here, not another frame.
  */
-static int unwind_user_next_uncovered(struct unwind_user_state *state)
+static int unwind_user_next_uncovered(struct unwind_user_state *state,
+				      struct unwind_user_frame *frame)
 {
-	struct unwind_user_state saved = *state;
-	struct unwind_user_frame frame;
-	unsigned long cfa;
+	unsigned long cfa, ra, fp;
 	int ret;
 
 	if (!state->topmost ||
 	    !sframe_ip_described(state->mm ?: current->mm, state->ip))
 		return -ENOENT;
-	unwind_user_entry_frame(&frame, state->ws);
-	ret = unwind_user_eval(state, &frame.cfa, 0, &cfa);
+	unwind_user_entry_frame(frame, state->ws);
+	ret = unwind_user_eval(state, &frame->cfa, 0, &cfa);
 	if (!ret)
-		ret = unwind_user_step(state, &frame, cfa);
-	if (!ret && !state->done)
-		ret = unwind_user_lookup(state, &frame);
-	if (ret || state->done) {
-		/* The rows the caller's lookup read are spent all the same. */
-		saved.fre_budget = state->fre_budget;
-		*state = saved;
+		ret = unwind_user_caller(state, frame, cfa, &ra, &fp);
+	/* At the caller's call, as unwind_user_lookup() looks it up */
+	if (ret || !ra || unwind_user_lookup_ip(state, ra - 1, frame))
 		return -ENOENT;
-	}
+	unwind_user_move(state, ra, fp, cfa);
 	return 0;
 }
 
@@ -282,7 +310,7 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 
 	ret = unwind_user_lookup(state, &frame);
 	if (ret == -ENOENT)
-		return unwind_user_next_uncovered(state);
+		return unwind_user_next_uncovered(state, &frame);
 	if (ret)
 		return ret;
 	if (frame.outermost) {
@@ -550,9 +578,14 @@ int unwind_user_start_remote(struct unwind_user_state *state,
 	return ret;
 }
 
-/* Hands each frame's address to @consume until it or the walk says stop. */
-static void unwind_user_consume(struct unwind_user_state *state,
-				unwind_user_consume_fn consume, void *cookie)
+/*
+ * Hands each frame's address to @consume until it or the walk says stop.
+ * Inlined, as unwind_user_trace() is, so that no frame of its own sits
+ * between an NMI's walk and the lookups below it.
+ */
+static __always_inline void
+unwind_user_consume(struct unwind_user_state *state,
+		    unwind_user_consume_fn consume, void *cookie)
 {
 	/* The first address comes from the registers: no user access. */
 	if (state->done || !consume(cookie, state->ip))
@@ -577,8 +610,9 @@ static bool unwind_user_trace_store(void *cookie, unsigned long ip)
 	return store->trace->nr < store->max_entries;
 }
 
-static int unwind_user_trace(struct unwind_stacktrace *trace,
-			     unsigned int max_entries, bool nofault)
+static __always_inline int unwind_user_trace(struct unwind_stacktrace *trace,
+					     unsigned int max_entries,
+					     bool nofault)
 {
 	struct unwind_user_store store = { trace, max_entries };
 	struct unwind_user_state state;
