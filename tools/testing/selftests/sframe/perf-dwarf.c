@@ -149,9 +149,9 @@ static char dw_loader[512];
 /* What /proc/PID/sframe showed of the program's objects (--audit) */
 static unsigned int dw_registered;
 static bool dw_registered_libc;
-/* --tool: the run-time address of PROGRAM's entry (_start), 0 until known */
+/* The run-time address of PROGRAM's entry (_start), 0 until known */
 static uint64_t dw_entry;
-/* ... and of its .plt, whose stubs have no CFI: DWARF has no reference there */
+/* ... and of its .plt, whose stubs have no CFI on arm64 */
 static uint64_t dw_plt_lo, dw_plt_hi;
 /*
  * The child's executable mappings, from the run's PERF_RECORD_MMAP2s
@@ -597,8 +597,9 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	if (main_at == nd && nd && !cut && dw_at_entry(d[nd - 1].ip))
 		main_at = nd - 1;
 	/*
-	 * A PLT stub without CFI: what DWARF gives past it is libdw's guess
-	 * from the frame records, whole or not.
+	 * At a PC in the PLT: left out where DWARF's stack is not whole, and
+	 * on arm64, whose PLT has no CFI, always: what DWARF gives past the
+	 * stub there is libdw's guess from the frame records, whole or not.
 	 */
 	if ((main_at == nd || !DW_PLT_HAS_CFI) && s->pc >= dw_plt_lo && s->pc < dw_plt_hi) {
 		t->plt++;
