@@ -70,9 +70,9 @@ struct sf_test {
  * .eh_frame as objects load: samples through glibc must be exact too.
  * Then Debian's own sqlite3 (tools/vm/guest-tool, directory
  * debian-sqlite3), unmodified, its libraries Debian's: all of its stacks
- * come from the module's sections (on arm64, where perf's DWARF stacks
- * stop at the first PAC-signed return address, compared that far and
- * checked to reach the program's _start).
+ * come from the module's sections, compared whole down to the program's
+ * _start (on arm64, with the stack copy's PAC-signed return addresses
+ * unsigned before perf's DWARF unwinding reads them).
  */
 #define SF_PERF_DWARF_AUDIT(name, mode)						\
 	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "linux-perf",	\
