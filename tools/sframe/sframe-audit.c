@@ -545,7 +545,7 @@ static int sfa_cache_dir(const char *path, mode_t mode, bool create)
 	if (fstat(fd, &st) || (st.st_mode & (S_IWGRP | S_IWOTH)) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0)) {
 		if (cfg.verbose)
-			say("sframe-audit: cache %s not trusted (owner or mode)", path);
+			say("sframe-audit cache: %s: not trusted (its owner or mode)", path);
 		close(fd);
 		return -1;
 	}
