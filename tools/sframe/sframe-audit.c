@@ -11,13 +11,28 @@
  *
  * For each object without PT_GNU_SFRAME (the kernel registers those by
  * itself): PT_GNU_EH_FRAME -> .eh_frame_hdr -> .eh_frame, converted by
- * sframe-gen with run-time addresses into an anonymous mapping made
- * read-only, one section and one registration per executable PT_LOAD.
- * Unloading unregisters it and unmaps the section.
+ * sframe-gen, one section and one registration per executable PT_LOAD.
+ * Each object is converted once: its sections are stored in a cache file
+ * and mapped read-only from it by every process that loads the object
+ * (see "The cache of converted sections" below); where that cannot be,
+ * converted into an anonymous mapping made read-only.  Unloading
+ * unregisters it and unmaps the section.
+ *
+ * The cache: /var/cache/sframe for root (entries readable by all), else
+ * $XDG_CACHE_HOME/sframe (~/.cache/sframe), made 0700, looked up after
+ * the system's.  Directories and entries are used only if they are ours
+ * (or root's), no symbolic link, and writable by no one else.
  *
  * It never breaks the program: whatever fails is skipped.  Environment:
+ *   SFRAME_AUDIT_CACHE=DIR   the cache in DIR (and nowhere else), made 0700
+ *                            if missing; =0 or =off: no cache (ignored in
+ *                            set-user-ID programs, as XDG_CACHE_HOME and
+ *                            HOME are)
  *   SFRAME_AUDIT_VERBOSE=1   one line per object on stderr: name, FDEs,
- *                            bytes, microseconds of CPU time, result
+ *                            bytes, microseconds of CPU time, what the
+ *                            cache did (", cache hit", ", cache miss,
+ *                            stored", ", cache bad entry, stored", ...),
+ *                            result
  *   SFRAME_AUDIT_DRY_RUN=1   convert, but do not register (kernels
  *                            without PR_SFRAME_REGISTER)
  *   SFRAME_AUDIT_DUMP=DIR    (tests) write each section to DIR, listed in
@@ -102,7 +117,7 @@ static struct {
 	const char	*cache_env;	/* SFRAME_AUDIT_CACHE's directory */
 	bool		cache_opened;
 	unsigned int	ncache;
-	int		cache_fd[2];	/* looked in in order; written to: the last */
+	int		cache_fd[2];	/* searched in order; written: the last */
 } cfg;
 
 static pthread_mutex_t sfa_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -542,7 +557,7 @@ static int sfa_cache_dir(const char *path, mode_t mode, bool create)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || (st.st_mode & (S_IWGRP | S_IWOTH)) ||
+	if (fstat(fd, &st) || (st.st_mode & 022) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0)) {
 		if (cfg.verbose)
 			say("sframe-audit cache: %s: not trusted (its owner or mode)", path);
@@ -662,6 +677,7 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, const char *fname, const stru
 	struct sfa_cache_hdr h;
 	struct stat dst, st;
 	uint64_t want;
+	size_t maplen;
 	uint8_t *m;
 	int fd;
 
@@ -670,34 +686,44 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, const char *fname, const stru
 	if (fd < 0)
 		return errno == ELOOP ? SFA_CACHE_UNTRUSTED : SFA_CACHE_MISS;
 	if (fstat(fd, &st) || fstat(dirfd, &dst) || !S_ISREG(st.st_mode) ||
-	    st.st_uid != dst.st_uid || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	    st.st_uid != dst.st_uid || (st.st_mode & 022)) {
 		close(fd);
 		return SFA_CACHE_UNTRUSTED;
 	}
-	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    !sfa_cache_hdr_ok(&h, &st, k, phdr, phnum, bias, c)) {
+	if (pread(fd, &h, sizeof(h), 0) != sizeof(h)) {
 		close(fd);
+		return SFA_CACHE_BAD;
+	}
+	if (!sfa_cache_hdr_ok(&h, &st, k, phdr, phnum, bias, c)) {
+		close(fd);
+		/* Another identity's (a hash collision) is replaced as well */
 		return memcmp(&h.key, k, sizeof(*k)) ? SFA_CACHE_MISS : SFA_CACHE_BAD;
 	}
 	want = bias + h.dist - h.payload_off;
-	m = mmap((void *)(uintptr_t)want, h.file_size, PROT_READ,
+	maplen = h.file_size;
+	m = mmap((void *)(uintptr_t)want, maplen, PROT_READ,
 		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
 		return SFA_CACHE_NO_ROOM;
 	if ((uintptr_t)m != want) {	/* a kernel before 4.17 takes it as a hint */
-		munmap(m, h.file_size);
+		munmap(m, maplen);
 		return SFA_CACHE_NO_ROOM;
 	}
-	/* What is used is what was checked: the mapped header, not the read one */
+	/*
+	 * What is used is what was checked: the mapped header, not the one
+	 * read.  (Only the entry's owner, or root, could still cut the file
+	 * short under the mapping, and a read past its end would be SIGBUS:
+	 * the program's own user doing so to a file of the cache.)
+	 */
 	memcpy(&h, m, sizeof(h));
 	if (!sfa_cache_hdr_ok(&h, &st, k, phdr, phnum, bias, c) ||
 	    h.checksum != sfa_cache_sum(&h, m + h.payload_off)) {
-		munmap(m, h.file_size);
+		munmap(m, maplen);
 		return SFA_CACHE_BAD;
 	}
 	*mem = m;
-	*len = h.file_size;
+	*len = maplen;
 	c->base = m + h.payload_off;
 	return SFA_CACHE_HIT;
 }
