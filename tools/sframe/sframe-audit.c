@@ -118,6 +118,7 @@ static struct {
 	bool		cache_opened;
 	unsigned int	ncache;
 	int		cache_fd[2];	/* searched in order; written: the last */
+	uid_t		cache_uid[2];	/* their owners */
 } cfg;
 
 static pthread_mutex_t sfa_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -286,7 +287,6 @@ struct sfa_conv {
 	unsigned int		n;
 	size_t			total;
 	uint8_t			*base;		/* mapped from the cache */
-	bool			converted;
 	char			err[160];
 };
 
@@ -304,7 +304,6 @@ static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias
 	struct sframe_gen_stats st;
 	unsigned int i;
 
-	c->converted = true;
 	for (i = 0; i < phnum; i++) {
 		if (phdr[i].p_type != PT_LOAD || !(phdr[i].p_flags & PF_X) ||
 		    !phdr[i].p_memsz)
@@ -397,6 +396,9 @@ static void sfa_emit(const struct sfa_conv *c, uint8_t *buf, uint64_t addr)
 #define SFA_CACHE_DIST		((uint64_t)1 << 36)
 #define SFA_BUILD_ID_MAX	64
 #define SFA_SYS_CACHE		"/var/cache/sframe"
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME		0x6474e554
+#endif
 
 /* All fields sized and padded by hand: headers are compared with memcmp() */
 struct sfa_key {
@@ -545,9 +547,10 @@ static void sfa_cache_name(const char *name, const struct sfa_key *k, char *buf,
 /*
  * A cache directory we may trust: not a symbolic link, owned by us or by
  * root (the system cache), writable by no one else.  Created if missing,
- * with @mode (0700 per user, 0755 for the system's).  Its fd, or -1.
+ * with @mode (0700 per user, 0755 for the system's).  Added to the list
+ * if it is.
  */
-static int sfa_cache_dir(const char *path, mode_t mode, bool create)
+static void sfa_cache_dir(const char *path, mode_t mode, bool create)
 {
 	struct stat st;
 	int fd;
@@ -556,15 +559,16 @@ static int sfa_cache_dir(const char *path, mode_t mode, bool create)
 		chmod(path, mode);	/* whatever the umask */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return;
 	if (fstat(fd, &st) || (st.st_mode & 022) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0)) {
 		if (cfg.verbose)
 			say("sframe-audit cache: %s: not trusted (its owner or mode)", path);
 		close(fd);
-		return -1;
+		return;
 	}
-	return fd;
+	cfg.cache_fd[cfg.ncache] = fd;
+	cfg.cache_uid[cfg.ncache++] = st.st_uid;
 }
 
 /*
@@ -581,28 +585,35 @@ static void sfa_cache_open_dirs(void)
 
 	cfg.cache_opened = true;
 	if (cfg.cache_env) {
-		cfg.cache_fd[cfg.ncache++] = sfa_cache_dir(cfg.cache_env, 0700, true);
+		sfa_cache_dir(cfg.cache_env, 0700, true);
 		return;
 	}
 	if (geteuid() == 0) {
-		cfg.cache_fd[cfg.ncache++] = sfa_cache_dir(SFA_SYS_CACHE, 0755, true);
+		sfa_cache_dir(SFA_SYS_CACHE, 0755, true);
 		return;
 	}
-	cfg.cache_fd[cfg.ncache++] = sfa_cache_dir(SFA_SYS_CACHE, 0755, false);
+	sfa_cache_dir(SFA_SYS_CACHE, 0755, false);
 	if (xdg && *xdg == '/') {
 		snprintf(path, sizeof(path), "%s", xdg);
 	} else if (home && *home == '/') {
 		snprintf(path, sizeof(path), "%s/.cache", home);
 	} else {
-		cfg.cache_fd[cfg.ncache++] = -1;
 		return;
 	}
 	mkdir(path, 0700);
 	strncat(path, "/sframe", sizeof(path) - strlen(path) - 1);
-	cfg.cache_fd[cfg.ncache++] = sfa_cache_dir(path, 0700, true);
+	sfa_cache_dir(path, 0700, true);
 }
 
-/* Where the header of a file whose sections start @off into it is mapped */
+/* Where the sections start in a file: after the header, page aligned */
+static uint64_t sfa_payload_off(void)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE);
+
+	return (sizeof(struct sfa_cache_hdr) + page - 1) & ~(page - 1);
+}
+
+/* How far from the load bias a file whose sections start @off into it goes */
 static int64_t sfa_cache_dist(uint64_t bias, uint64_t off)
 {
 	if (bias >= SFA_CACHE_DIST + off)
@@ -618,14 +629,13 @@ static bool sfa_cache_hdr_ok(const struct sfa_cache_hdr *h, const struct stat *s
 			     const struct sfa_key *k, const ElfW(Phdr) *phdr,
 			     unsigned int phnum, uint64_t bias, struct sfa_conv *c)
 {
-	uint64_t page = sysconf(_SC_PAGESIZE);
 	unsigned int i, j, n = 0;
 
 	if (memcmp(h->magic, SFA_CACHE_MAGIC, sizeof(h->magic)) ||
 	    h->version != SFA_CACHE_VERSION || memcmp(&h->key, k, sizeof(*k)) ||
 	    h->dist != sfa_cache_dist(bias, h->payload_off) ||
 	    h->file_size != (uint64_t)st->st_size ||
-	    h->payload_off < sizeof(*h) || h->payload_off % page ||
+	    h->payload_off != sfa_payload_off() ||
 	    h->payload_size > h->file_size ||
 	    h->payload_off != h->file_size - h->payload_size ||
 	    !h->nsegs || h->nsegs > SFA_MAX_SEGS)
@@ -669,14 +679,14 @@ enum sfa_cache_res {
  * Maps @fname of @dirfd at the address its sections were made for, if it
  * is @k's and whole.  On a hit, @c and *@mem, *@len describe it.
  */
-static enum sfa_cache_res sfa_cache_map(int dirfd, const char *fname, const struct sfa_key *k,
-					const ElfW(Phdr) *phdr, unsigned int phnum,
-					uint64_t bias, struct sfa_conv *c,
+static enum sfa_cache_res sfa_cache_map(int dirfd, uid_t dir_uid, const char *fname,
+					const struct sfa_key *k, const ElfW(Phdr) *phdr,
+					unsigned int phnum, uint64_t bias, struct sfa_conv *c,
 					void **mem, size_t *len)
 {
+	uint64_t payload_off = sfa_payload_off(), want;
 	struct sfa_cache_hdr h;
-	struct stat dst, st;
-	uint64_t want;
+	struct stat st;
 	size_t maplen;
 	uint8_t *m;
 	int fd;
@@ -685,22 +695,22 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, const char *fname, const stru
 	fd = openat(dirfd, fname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? SFA_CACHE_UNTRUSTED : SFA_CACHE_MISS;
-	if (fstat(fd, &st) || fstat(dirfd, &dst) || !S_ISREG(st.st_mode) ||
-	    st.st_uid != dst.st_uid || (st.st_mode & 022)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != dir_uid ||
+	    (st.st_mode & 022)) {
 		close(fd);
 		return SFA_CACHE_UNTRUSTED;
 	}
-	if (pread(fd, &h, sizeof(h), 0) != sizeof(h)) {
+	/*
+	 * Mapped before its header is read, one system call less per object:
+	 * where the sections start is no choice of the file's (page size),
+	 * which sfa_cache_hdr_ok() checks with the rest.
+	 */
+	if ((uint64_t)st.st_size < payload_off) {
 		close(fd);
 		return SFA_CACHE_BAD;
 	}
-	if (!sfa_cache_hdr_ok(&h, &st, k, phdr, phnum, bias, c)) {
-		close(fd);
-		/* Another identity's (a hash collision) is replaced as well */
-		return memcmp(&h.key, k, sizeof(*k)) ? SFA_CACHE_MISS : SFA_CACHE_BAD;
-	}
-	want = bias + h.dist - h.payload_off;
-	maplen = h.file_size;
+	maplen = st.st_size;
+	want = bias + sfa_cache_dist(bias, payload_off) - payload_off;
 	m = mmap((void *)(uintptr_t)want, maplen, PROT_READ,
 		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
 	close(fd);
@@ -711,16 +721,16 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, const char *fname, const stru
 		return SFA_CACHE_NO_ROOM;
 	}
 	/*
-	 * What is used is what was checked: the mapped header, not the one
-	 * read.  (Only the entry's owner, or root, could still cut the file
-	 * short under the mapping, and a read past its end would be SIGBUS:
-	 * the program's own user doing so to a file of the cache.)
+	 * Only the entry's owner, or root, could still cut the file short
+	 * under the mapping, and a read past its end would be SIGBUS: the
+	 * program's own user doing so to a file of the cache.
 	 */
 	memcpy(&h, m, sizeof(h));
 	if (!sfa_cache_hdr_ok(&h, &st, k, phdr, phnum, bias, c) ||
 	    h.checksum != sfa_cache_sum(&h, m + h.payload_off)) {
 		munmap(m, maplen);
-		return SFA_CACHE_BAD;
+		/* Another identity's (a hash collision) is replaced as well */
+		return memcmp(&h.key, k, sizeof(*k)) ? SFA_CACHE_MISS : SFA_CACHE_BAD;
 	}
 	*mem = m;
 	*len = maplen;
@@ -735,7 +745,6 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, const char *fname, const stru
 static int sfa_cache_store(int dirfd, const char *fname, const struct sfa_key *k,
 			   uint64_t bias, const struct sfa_conv *c)
 {
-	uint64_t page = sysconf(_SC_PAGESIZE);
 	struct sfa_cache_hdr h = { .nsegs = c->n };
 	mode_t mode = geteuid() == 0 && !cfg.cache_env ? 0644 : 0600;
 	static unsigned int seq;
@@ -747,7 +756,7 @@ static int sfa_cache_store(int dirfd, const char *fname, const struct sfa_key *k
 	memcpy(h.magic, SFA_CACHE_MAGIC, sizeof(h.magic));
 	h.version = SFA_CACHE_VERSION;
 	h.key = *k;
-	h.payload_off = (sizeof(h) + page - 1) & ~(page - 1);
+	h.payload_off = sfa_payload_off();
 	h.dist = sfa_cache_dist(bias, h.payload_off);
 	h.payload_size = c->total;
 	h.file_size = h.payload_off + h.payload_size;
@@ -797,57 +806,86 @@ static const char *const sfa_cache_str[] = {
 	[SFA_CACHE_NO_ROOM] = "address taken",
 };
 
+/* What a lookup found, for the store that follows a miss */
+struct sfa_lookup {
+	struct sfa_key		k;
+	char			fname[128];
+	enum sfa_cache_res	res;
+	int			fd;	/* the directory to store in, or -1 */
+	uid_t			uid;
+};
+
 /*
- * The object's sections from the cache, or converted and stored there, and
- * mapped from the file.  1 with *@mem and @c->base set if so; 0 leaves the
- * rest to sfa_load(), with @c converted if @c->converted; -1: conversion
- * failed (@c->err).  @how says what happened to the cache.
+ * The object's sections from the cache, mapped from their file: true with
+ * @c, *@mem and *@len set if they are there.  @how says what happened.
  */
-static int sfa_cached(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
-		       const struct sfe_eh_frame *eh, struct sfa_conv *c,
-		       void **mem, size_t *len, char *how, size_t how_size)
+static bool sfa_cache_get(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
+			  struct sfa_lookup *lk, struct sfa_conv *c, void **mem, size_t *len,
+			  char *how, size_t how_size)
 {
-	enum sfa_cache_res res = SFA_CACHE_MISS, r;
-	int write_fd = -1, err;
-	char fname[128];
-	struct sfa_key k;
+	enum sfa_cache_res r;
 	unsigned int i;
 
-	*how = 0;
-	if (!cfg.cache_on || !sfa_key_of(o->name, phdr, phnum, o->bias, &k))
-		return 0;
+	lk->res = SFA_CACHE_MISS;
+	lk->fd = -1;
+	if (!cfg.cache_on || !sfa_key_of(o->name, phdr, phnum, o->bias, &lk->k))
+		return false;
 	if (!cfg.cache_opened)
 		sfa_cache_open_dirs();
-	sfa_cache_name(o->name, &k, fname, sizeof(fname));
+	sfa_cache_name(o->name, &lk->k, lk->fname, sizeof(lk->fname));
+	snprintf(how, how_size, ", cache off");
 	for (i = 0; i < cfg.ncache; i++) {
-		if (cfg.cache_fd[i] < 0)
-			continue;
-		write_fd = cfg.cache_fd[i];
-		r = sfa_cache_map(cfg.cache_fd[i], fname, &k, phdr, phnum, o->bias, c, mem, len);
+		lk->fd = cfg.cache_fd[i];
+		lk->uid = cfg.cache_uid[i];
+		r = sfa_cache_map(lk->fd, lk->uid, lk->fname, &lk->k, phdr, phnum, o->bias, c,
+				  mem, len);
 		if (r == SFA_CACHE_HIT) {
 			snprintf(how, how_size, ", cache hit");
-			return 1;
+			return true;
 		}
-		if (r > res)
-			res = r;
+		if (r > lk->res)
+			lk->res = r;
+		snprintf(how, how_size, ", cache %s", sfa_cache_str[lk->res]);
 	}
 	memset(c, 0, sizeof(*c));
-	if (write_fd < 0 || res == SFA_CACHE_NO_ROOM) {
-		snprintf(how, how_size, ", cache %s", write_fd < 0 ? "off" : sfa_cache_str[res]);
-		return 0;
-	}
-	if (sfa_convert(phdr, phnum, o->bias, eh, c))
-		return -1;
-	err = sfa_cache_store(write_fd, fname, &k, o->bias, c);
+	return false;
+}
+
+/*
+ * After a miss, the sections converted into @c are stored and mapped from
+ * their new file: true with @c->base, *@mem and *@len set if so.
+ */
+static bool sfa_cache_put(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
+			  struct sfa_lookup *lk, struct sfa_conv *c, void **mem, size_t *len,
+			  char *how, size_t how_size)
+{
+	enum sfa_cache_res r;
+	int err;
+
+	if (lk->fd < 0 || lk->res == SFA_CACHE_NO_ROOM)
+		return false;
+	err = sfa_cache_store(lk->fd, lk->fname, &lk->k, o->bias, c);
 	if (err) {
-		snprintf(how, how_size, ", cache %s, not stored (%s)", sfa_cache_str[res],
+		snprintf(how, how_size, ", cache %s, not stored (%s)", sfa_cache_str[lk->res],
 			 strerrorname_np(err) ? strerrorname_np(err) : "?");
-		return 0;
+		return false;
 	}
-	r = sfa_cache_map(write_fd, fname, &k, phdr, phnum, o->bias, c, mem, len);
-	snprintf(how, how_size, ", cache %s, stored%s", sfa_cache_str[res],
+	r = sfa_cache_map(lk->fd, lk->uid, lk->fname, &lk->k, phdr, phnum, o->bias, c, mem,
+			  len);
+	snprintf(how, how_size, ", cache %s, stored%s", sfa_cache_str[lk->res],
 		 r == SFA_CACHE_HIT ? "" : ", not mapped");
 	return r == SFA_CACHE_HIT;
+}
+
+/* The kernel registers these itself */
+static bool sfa_has_sframe(const ElfW(Phdr) *phdr, unsigned int phnum)
+{
+	unsigned int i;
+
+	for (i = 0; i < phnum; i++)
+		if (phdr[i].p_type == PT_GNU_SFRAME)
+			return true;
+	return false;
 }
 
 /*
@@ -867,25 +905,36 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	unsigned int i;
 	size_t len = 0;
 	void *mem;
-	int err = 0, ret;
+	struct sfa_lookup lk = { .fd = -1 };
+	int err = 0;
 
 	if (cfg.no_kernel)
 		return "skipped: kernel without PR_SFRAME_REGISTER";
+	/*
+	 * A hit needs no .eh_frame: its entry was made from this very file.
+	 * Looking for it first saves what finding .eh_frame costs.
+	 */
+	if (!sfa_has_sframe(phdr, phnum) &&
+	    sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
+		base = c.base;
+		goto reg;
+	}
+	/* What is skipped has nothing to do with the cache: not said */
 	res = sfe_find_eh_frame(phdr, phnum, o->bias, sfa_at, &m, &eh);
 	if (res != SFE_OK) {
+		*how = 0;
 		snprintf(why, why_size, "skipped: %s", sfe_result_str(res));
 		return why;
 	}
-	ret = sfa_cached(o, phdr, phnum, &eh, &c, &mem, &len, how, how_size);
-	if (!ret && !c.converted)
-		ret = sfa_convert(phdr, phnum, o->bias, &eh, &c);
-	if (ret < 0) {
+	if (sfa_convert(phdr, phnum, o->bias, &eh, &c)) {
+		*how = 0;
 		snprintf(why, why_size, "skipped: %s", c.err);
 		result = why;
 		goto out;
 	}
-	base = c.base;
-	if (!base) {
+	if (sfa_cache_put(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
+		base = c.base;
+	} else {
 		len = c.total;
 		mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			   -1, 0);
@@ -899,6 +948,7 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 		mprotect(mem, len, PROT_READ);
 	}
 
+reg:
 	for (i = 0; i < c.n; i++) {
 		struct sframe_registration reg = {
 			.size = sizeof(reg),
