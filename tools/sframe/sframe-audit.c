@@ -593,13 +593,12 @@ static void sfa_cache_open_dirs(void)
 		return;
 	}
 	sfa_cache_dir(SFA_SYS_CACHE, 0755, false);
-	if (xdg && *xdg == '/') {
+	if (xdg && *xdg == '/')
 		snprintf(path, sizeof(path), "%s", xdg);
-	} else if (home && *home == '/') {
+	else if (home && *home == '/')
 		snprintf(path, sizeof(path), "%s/.cache", home);
-	} else {
+	else
 		return;
-	}
 	mkdir(path, 0700);
 	strncat(path, "/sframe", sizeof(path) - strlen(path) - 1);
 	sfa_cache_dir(path, 0700, true);
@@ -740,7 +739,7 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, uid_t dir_uid, const char *fn
 
 /*
  * Writes @c's sections as @dirfd's @fname, made for SFA_CACHE_DIST from
- * @bias.  Returns 0 or an errno value (a read-only directory: EACCES, EROFS).
+ * @bias.  Returns 0 or a negative errno (a read-only directory: -EACCES).
  */
 static int sfa_cache_store(int dirfd, const char *fname, const struct sfa_key *k,
 			   uint64_t bias, const struct sfa_conv *c)
@@ -769,7 +768,7 @@ static int sfa_cache_store(int dirfd, const char *fname, const struct sfa_key *k
 	}
 	buf = calloc(1, c->total);
 	if (!buf)
-		return ENOMEM;
+		return -ENOMEM;
 	sfa_emit(c, buf, bias + h.dist);
 	h.checksum = sfa_cache_sum(&h, buf);
 
@@ -777,21 +776,21 @@ static int sfa_cache_store(int dirfd, const char *fname, const struct sfa_key *k
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0) {
 		free(buf);
-		return errno;
+		return -errno;
 	}
 	/* The system cache is for everyone; only there the umask has no say */
 	if (fchmod(fd, mode) ||
 	    pwrite(fd, &h, sizeof(h), 0) != sizeof(h) ||
 	    pwrite(fd, buf, c->total, h.payload_off) != (ssize_t)c->total)
-		err = errno ? errno : EIO;
+		err = errno ? -errno : -EIO;
 	/*
 	 * No fsync(): a file cut short by a crash fails its size or checksum
 	 * and is made again, which costs less than a sync in every process.
 	 */
 	if (close(fd) && !err)
-		err = errno;
+		err = -errno;
 	if (!err && renameat(dirfd, tmp, dirfd, fname))
-		err = errno;
+		err = -errno;
 	if (err)
 		unlinkat(dirfd, tmp, 0);
 	free(buf);
@@ -867,7 +866,7 @@ static bool sfa_cache_put(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned in
 	err = sfa_cache_store(lk->fd, lk->fname, &lk->k, o->bias, c);
 	if (err) {
 		snprintf(how, how_size, ", cache %s, not stored (%s)", sfa_cache_str[lk->res],
-			 strerrorname_np(err) ? strerrorname_np(err) : "?");
+			 strerrorname_np(-err) ? strerrorname_np(-err) : "?");
 		return false;
 	}
 	r = sfa_cache_map(lk->fd, lk->uid, lk->fname, &lk->k, phdr, phnum, o->bias, c, mem,
