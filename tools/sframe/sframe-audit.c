@@ -236,11 +236,17 @@ static void sfa_dump(const char *name, uint64_t bias, uint64_t text_start,
 	char path[4096], line[4352];
 	int fd, n;
 
-	n = snprintf(path, sizeof(path), "%s/%d-%u.sframe", cfg.dump, (int)getpid(),
-		     cfg.dumped++);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * A new name, not an old one overwritten: a program that execs keeps
+	 * its pid, and the next one's count starts at 0 again.
+	 */
+	do {
+		n = snprintf(path, sizeof(path), "%s/%d-%u.sframe", cfg.dump,
+			     (int)getpid(), cfg.dumped++);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			return;
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	} while (fd < 0 && errno == EEXIST && cfg.dumped < 100000);
 	if (fd < 0)
 		return;
 	n = write(fd, sec, size) == (ssize_t)size;
