@@ -392,8 +392,10 @@ static void sfa_emit(const struct sfa_conv *c, uint8_t *buf, uint64_t addr)
  * time (the same path with new content is a new entry), and its GNU
  * build-id if it has one, read from the mapped object rather than the
  * file: a library replaced between its mapping and our stat() is then
- * not stored under the new file's name with the old file's sections.
- * (The build-id alone is not enough: a copy patched in place keeps it.)
+ * not stored under the new file's name with the old file's sections
+ * (without a build-id that window stays open; package managers install
+ * by rename, a new inode, before the next process maps it).  The
+ * build-id alone is not enough: a copy patched in place keeps it.
  * Objects without a file (the vDSO) are converted every time: microseconds.
  */
 #define SFA_CACHE_MAGIC		"SFRMCACH"
@@ -558,11 +560,10 @@ static void sfa_cache_name(const char *name, const struct sfa_key *k, char *buf,
  */
 static void sfa_cache_dir(const char *path, mode_t mode, bool create)
 {
+	bool made = create && mkdir(path, mode) == 0;
 	struct stat st;
 	int fd;
 
-	if (create && mkdir(path, mode) == 0)
-		chmod(path, mode);	/* whatever the umask */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -573,6 +574,9 @@ static void sfa_cache_dir(const char *path, mode_t mode, bool create)
 		close(fd);
 		return;
 	}
+	/* The mode whatever the umask: the system's is for everyone to read */
+	if (made)
+		fchmod(fd, mode);
 	cfg.cache_fd[cfg.ncache] = fd;
 	cfg.cache_uid[cfg.ncache++] = st.st_uid;
 }
