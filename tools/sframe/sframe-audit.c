@@ -11,13 +11,28 @@
  *
  * For each object without PT_GNU_SFRAME (the kernel registers those by
  * itself): PT_GNU_EH_FRAME -> .eh_frame_hdr -> .eh_frame, converted by
- * sframe-gen with run-time addresses into an anonymous mapping made
- * read-only, one section and one registration per executable PT_LOAD.
- * Unloading unregisters it and unmaps the section.
+ * sframe-gen, one section and one registration per executable PT_LOAD.
+ * Each object is converted once: its sections are stored in a cache file
+ * and mapped read-only from it by every process that loads the object
+ * (see "The cache of converted sections" below); where that cannot be,
+ * converted into an anonymous mapping made read-only.  Unloading
+ * unregisters it and unmaps the section.
+ *
+ * The cache: /var/cache/sframe for root (entries readable by all), else
+ * $XDG_CACHE_HOME/sframe (~/.cache/sframe), made 0700, looked up after
+ * the system's.  Directories and entries are used only if they are ours
+ * (or root's), no symbolic link, and writable by no one else.
  *
  * It never breaks the program: whatever fails is skipped.  Environment:
+ *   SFRAME_AUDIT_CACHE=DIR   the cache in DIR (and nowhere else), made 0700
+ *                            if missing; =0 or =off: no cache (ignored in
+ *                            set-user-ID programs, as XDG_CACHE_HOME and
+ *                            HOME are)
  *   SFRAME_AUDIT_VERBOSE=1   one line per object on stderr: name, FDEs,
- *                            bytes, microseconds of CPU time, result
+ *                            bytes, microseconds of CPU time, what the
+ *                            cache did (", cache hit", ", cache miss,
+ *                            stored", ", cache bad entry, stored", ...),
+ *                            result
  *   SFRAME_AUDIT_DRY_RUN=1   convert, but do not register (kernels
  *                            without PR_SFRAME_REGISTER)
  *   SFRAME_AUDIT_DUMP=DIR    (tests) write each section to DIR, listed in
@@ -38,6 +53,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <uapi/linux/sframe.h>
@@ -97,6 +113,12 @@ static struct {
 	bool		no_kernel;	/* prctl probe said EINVAL */
 	const char	*dump;
 	unsigned int	dumped;
+	bool		cache_on;
+	const char	*cache_env;	/* SFRAME_AUDIT_CACHE's directory */
+	bool		cache_opened;
+	unsigned int	ncache;
+	int		cache_fd[2];	/* searched in order; written: the last */
+	uid_t		cache_uid[2];	/* their owners */
 } cfg;
 
 static pthread_mutex_t sfa_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -123,6 +145,11 @@ static void sfa_config(void)
 	cfg.dump = getenv("SFRAME_AUDIT_DUMP");
 	if (cfg.dump && !*cfg.dump)
 		cfg.dump = NULL;
+	cfg.cache_env = secure_getenv("SFRAME_AUDIT_CACHE");
+	cfg.cache_on = !cfg.cache_env || (strcmp(cfg.cache_env, "0") &&
+					  strcmp(cfg.cache_env, "off"));
+	if (cfg.cache_env && (!cfg.cache_on || !*cfg.cache_env))
+		cfg.cache_env = NULL;
 	/*
 	 * A kernel with the feature answers ENOENT (nothing registered at 0);
 	 * one without, EINVAL: then nothing is converted at all, and the
@@ -209,11 +236,17 @@ static void sfa_dump(const char *name, uint64_t bias, uint64_t text_start,
 	char path[4096], line[4352];
 	int fd, n;
 
-	n = snprintf(path, sizeof(path), "%s/%d-%u.sframe", cfg.dump, (int)getpid(),
-		     cfg.dumped++);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * A new name, not an old one overwritten: a program that execs keeps
+	 * its pid, and the next one's count starts at 0 again.
+	 */
+	do {
+		n = snprintf(path, sizeof(path), "%s/%d-%u.sframe", cfg.dump,
+			     (int)getpid(), cfg.dumped++);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			return;
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	} while (fd < 0 && errno == EEXIST && cfg.dumped < 100000);
 	if (fd < 0)
 		return;
 	n = write(fd, sec, size) == (ssize_t)size;
@@ -246,15 +279,20 @@ static void sfa_release(struct sfa_obj *o)
 	free(o);
 }
 
-/* The sections of @n executable segments, converted: laid out, written */
+/*
+ * The sections of @n executable segments: converted (@gen), or found in the
+ * cache at @base (@gen NULL); laid out @off[i] bytes into one block.
+ */
 struct sfa_conv {
 	struct sframe_gen	*gen[SFA_MAX_SEGS];
 	size_t			size[SFA_MAX_SEGS];
+	size_t			off[SFA_MAX_SEGS];
 	uint64_t		text_start[SFA_MAX_SEGS];
 	uint64_t		text_end[SFA_MAX_SEGS];
 	unsigned int		fdes[SFA_MAX_SEGS];
 	unsigned int		n;
 	size_t			total;
+	uint8_t			*base;		/* mapped from the cache */
 	char			err[160];
 };
 
@@ -289,9 +327,11 @@ static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias
 			return -1;
 		if (!st.fdes_out) {	/* nothing to say about this segment */
 			sframe_gen_free(c->gen[c->n]);
+			c->gen[c->n] = NULL;
 			continue;
 		}
 		c->size[c->n] = sframe_gen_size(c->gen[c->n]);
+		c->off[c->n] = c->total;
 		c->text_start[c->n] = in.text_start;
 		c->text_end[c->n] = in.text_end;
 		c->fdes[c->n] = st.fdes_out;
@@ -305,68 +345,639 @@ static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias
 	return 0;
 }
 
+/* Writes the converted sections into @buf, which will be at @addr */
+static void sfa_emit(const struct sfa_conv *c, uint8_t *buf, uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		sframe_gen_emit(c->gen[i], buf + c->off[i], addr + c->off[i]);
+}
+
+/*
+ * ---- The cache of converted sections ----
+ *
+ * Converting libpython's .eh_frame costs milliseconds, in every process.
+ * The result depends only on the file, so it is kept on disk, one file per
+ * object, and mapped from there: processes of one library share its pages.
+ *
+ * Where a cached section must be: SFrame function start addresses are
+ * relative to the section (V3 with SFRAME_F_FDE_FUNC_START_PCREL: to each
+ * FDE's field; without the flag, V2 or V3: to the section's start; the
+ * kernel's reader knows no absolute mode).  Dropping the flag would not
+ * help: every form holds the distance from section to text, so bytes made
+ * once fit only at one distance from the library's load address.  So the
+ * sections are made for, and the file is mapped at, a fixed distance below
+ * the load bias, SFA_CACHE_DIST, with MAP_FIXED_NOREPLACE: the file is
+ * position independent as a whole, with no relocation and no written page.
+ * 64 GiB below is outside what the loader, malloc and thread stacks use in
+ * a usual process (they grow down from near the libraries, or sit at the
+ * program's brk far below), and within the smallest user address space of
+ * the three arches (aarch64 39-bit VA, 512 GiB).  A non-PIE program has
+ * bias 0 and fixed addresses: its sections go 64 GiB above instead.  Where
+ * that address is taken (a process that reserved tens of GiB) the object
+ * is converted as without the cache.
+ *
+ * A file: a header page (struct sfa_cache_hdr: magic, format version, the
+ * object's identity, the layout, a checksum of header and sections), then
+ * the sections, page aligned so that the file maps at one address.  It is
+ * trusted for nothing: another version, identity or layout, a size that
+ * disagrees with the file's, a checksum that does not match, and it is
+ * converted again and replaced (atomically: a temporary file in the same
+ * directory, renamed over it).  The kernel checks the sections as hostile
+ * anyway; the checksum is for what the kernel cannot see, a section for
+ * the wrong code.
+ *
+ * An object's identity: its file's device, inode, size and modification
+ * time (the same path with new content is a new entry), and its GNU
+ * build-id if it has one, read from the mapped object rather than the
+ * file: a library replaced between its mapping and our stat() is then
+ * not stored under the new file's name with the old file's sections
+ * (without a build-id that window stays open; package managers install
+ * by rename, a new inode, before the next process maps it).  The
+ * build-id alone is not enough: a copy patched in place keeps it.
+ * Objects without a file (the vDSO) are converted every time: microseconds.
+ */
+#define SFA_CACHE_MAGIC		"SFRMCACH"
+/* Bump when the file layout or sframe-gen's output changes */
+#define SFA_CACHE_VERSION	1
+#define SFA_CACHE_DIST		((uint64_t)1 << 36)
+#define SFA_BUILD_ID_MAX	64
+#define SFA_SYS_CACHE		"/var/cache/sframe"
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME		0x6474e554
+#endif
+
+/* All fields sized and padded by hand: headers are compared with memcmp() */
+struct sfa_key {
+	uint32_t	version;
+	uint32_t	arch;
+	uint32_t	build_id_len;
+	uint32_t	pad;
+	uint8_t		build_id[SFA_BUILD_ID_MAX];
+	uint64_t	dev;
+	uint64_t	ino;
+	uint64_t	size;
+	int64_t		mtime_sec;
+	int64_t		mtime_nsec;
+};
+
+struct sfa_cache_seg {
+	uint64_t	vaddr;		/* text, less the load bias */
+	uint64_t	vend;
+	uint64_t	off;		/* of the section, in the payload */
+	uint64_t	size;
+	uint32_t	fdes;
+	uint32_t	pad;
+};
+
+struct sfa_cache_hdr {
+	char			magic[8];
+	uint32_t		version;
+	uint32_t		nsegs;
+	struct sfa_key		key;
+	int64_t			dist;
+	uint64_t		payload_off;
+	uint64_t		payload_size;
+	uint64_t		file_size;
+	uint64_t		checksum;
+	struct sfa_cache_seg	seg[SFA_MAX_SEGS];
+};
+
+_Static_assert(sizeof(struct sfa_cache_hdr) % 8 == 0, "header of whole words");
+
+/*
+ * A checksum fast enough to run over the sections at every start-up (a few
+ * MiB for libpython): four independent lanes of 64-bit words.  Each step
+ * is a bijection of the lane given the word, so one changed word always
+ * changes the result; it does not resist forgery, which the owner and mode
+ * checks are for.
+ */
+static uint64_t sfa_sum(uint64_t seed, const void *p, size_t len)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h[4] = { seed, seed ^ k, seed ^ (k << 1), seed ^ (k >> 1) }, w, r;
+	const uint8_t *b = p;
+	size_t i;
+	int j;
+
+	for (i = 0; i + 32 <= len; i += 32) {
+		for (j = 0; j < 4; j++) {
+			memcpy(&w, b + i + 8 * j, 8);
+			h[j] = (h[j] ^ w) * k;
+			h[j] ^= h[j] >> 29;
+		}
+	}
+	for (; i < len; i++) {
+		h[0] = (h[0] ^ b[i]) * k;
+		h[0] ^= h[0] >> 29;
+	}
+	r = len;
+	for (j = 0; j < 4; j++) {
+		r = (r ^ h[j]) * k;
+		r ^= r >> 31;
+	}
+	return r;
+}
+
+static uint64_t sfa_cache_sum(const struct sfa_cache_hdr *h, const void *payload)
+{
+	struct sfa_cache_hdr copy = *h;
+
+	copy.checksum = 0;
+	return sfa_sum(sfa_sum(0, &copy, sizeof(copy)), payload, h->payload_size);
+}
+
+/* The GNU build-id note of a loaded object, if it has one in memory */
+static void sfa_build_id(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias,
+			 struct sfa_key *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < phnum; i++) {
+		uint64_t align = phdr[i].p_align == 8 ? 8 : 4, pos = 0;
+		const uint8_t *n = (const uint8_t *)(uintptr_t)(bias + phdr[i].p_vaddr);
+		uint64_t len = phdr[i].p_filesz;
+
+		if (phdr[i].p_type != PT_NOTE || !sfa_mapped((uintptr_t)n, len))
+			continue;
+		while (len - pos >= sizeof(ElfW(Nhdr))) {
+			ElfW(Nhdr) nh;
+			uint64_t name, desc;
+
+			memcpy(&nh, n + pos, sizeof(nh));
+			name = pos + sizeof(nh);
+			desc = name + ((nh.n_namesz + align - 1) & ~(align - 1));
+			if (desc > len || nh.n_descsz > len - desc)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(n + name, "GNU", 4) && nh.n_descsz &&
+			    nh.n_descsz <= SFA_BUILD_ID_MAX) {
+				k->build_id_len = nh.n_descsz;
+				memcpy(k->build_id, n + desc, nh.n_descsz);
+				return;
+			}
+			pos = desc + ((nh.n_descsz + align - 1) & ~(align - 1));
+		}
+	}
+}
+
+/* False: the object has no file to name it by, nothing is cached */
+static bool sfa_key_of(const char *name, const ElfW(Phdr) *phdr, unsigned int phnum,
+		       uint64_t bias, struct sfa_key *k)
+{
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	if (!*name || stat(name, &st) || !S_ISREG(st.st_mode))
+		return false;
+	k->version = SFA_CACHE_VERSION;
+	k->arch = SFA_ARCH;
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
+	k->size = st.st_size;
+	k->mtime_sec = st.st_mtim.tv_sec;
+	k->mtime_nsec = st.st_mtim.tv_nsec;
+	sfa_build_id(phdr, phnum, bias, k);
+	return true;
+}
+
+/* "libc.so.6-<hash of the key>.sframe": readable, and one per identity */
+static void sfa_cache_name(const char *name, const struct sfa_key *k, char *buf, size_t size)
+{
+	const char *base = strrchr(name, '/');
+
+	base = base ? base + 1 : name;
+	snprintf(buf, size, "%.64s-%016" PRIx64 ".sframe", *base == '.' ? "_" : base,
+		 sfa_sum(SFA_CACHE_VERSION, k, sizeof(*k)));
+}
+
+/*
+ * A cache directory we may trust: not a symbolic link, owned by us or by
+ * root (the system cache), writable by no one else.  Created if missing,
+ * with @mode (0700 per user, 0755 for the system's).  Added to the list
+ * if it is.
+ */
+static void sfa_cache_dir(const char *path, mode_t mode, bool create)
+{
+	bool made = create && mkdir(path, mode) == 0;
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || (st.st_mode & 022) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0)) {
+		if (cfg.verbose)
+			say("sframe-audit cache: %s: not trusted (its owner or mode)", path);
+		close(fd);
+		return;
+	}
+	/* The mode whatever the umask: the system's is for everyone to read */
+	if (made)
+		fchmod(fd, mode);
+	cfg.cache_fd[cfg.ncache] = fd;
+	cfg.cache_uid[cfg.ncache++] = st.st_uid;
+}
+
+/*
+ * The directories, opened once: the system's (root writes it, everyone
+ * reads it), then, for anyone but root, the user's; or the one
+ * SFRAME_AUDIT_CACHE names.  secure_getenv(): a set-user-ID program does
+ * not take its caller's directory.  Entries are written to the last one.
+ */
+static void sfa_cache_open_dirs(void)
+{
+	const char *xdg = secure_getenv("XDG_CACHE_HOME");
+	const char *home = secure_getenv("HOME");
+	char path[4096];
+
+	cfg.cache_opened = true;
+	if (cfg.cache_env) {
+		sfa_cache_dir(cfg.cache_env, 0700, true);
+		return;
+	}
+	if (geteuid() == 0) {
+		sfa_cache_dir(SFA_SYS_CACHE, 0755, true);
+		return;
+	}
+	sfa_cache_dir(SFA_SYS_CACHE, 0755, false);
+	if (xdg && *xdg == '/')
+		snprintf(path, sizeof(path), "%s", xdg);
+	else if (home && *home == '/')
+		snprintf(path, sizeof(path), "%s/.cache", home);
+	else
+		return;
+	mkdir(path, 0700);
+	strncat(path, "/sframe", sizeof(path) - strlen(path) - 1);
+	sfa_cache_dir(path, 0700, true);
+}
+
+/* Where the sections start in a file: after the header, page aligned */
+static uint64_t sfa_payload_off(void)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE);
+
+	return (sizeof(struct sfa_cache_hdr) + page - 1) & ~(page - 1);
+}
+
+/* How far from the load bias a file whose sections start @off into it goes */
+static int64_t sfa_cache_dist(uint64_t bias, uint64_t off)
+{
+	if (bias >= SFA_CACHE_DIST + off)
+		return -(int64_t)SFA_CACHE_DIST;
+	return SFA_CACHE_DIST;
+}
+
+/*
+ * Is @h a header for @k, consistent with a file of @st and with the
+ * object's executable segments?  On success, @c holds the segments.
+ */
+static bool sfa_cache_hdr_ok(const struct sfa_cache_hdr *h, const struct stat *st,
+			     const struct sfa_key *k, const ElfW(Phdr) *phdr,
+			     unsigned int phnum, uint64_t bias, struct sfa_conv *c)
+{
+	unsigned int i, j, n = 0;
+
+	if (memcmp(h->magic, SFA_CACHE_MAGIC, sizeof(h->magic)) ||
+	    h->version != SFA_CACHE_VERSION || memcmp(&h->key, k, sizeof(*k)) ||
+	    h->dist != sfa_cache_dist(bias, h->payload_off) ||
+	    h->file_size != (uint64_t)st->st_size ||
+	    h->payload_off != sfa_payload_off() ||
+	    h->payload_size > h->file_size ||
+	    h->payload_off != h->file_size - h->payload_size ||
+	    !h->nsegs || h->nsegs > SFA_MAX_SEGS)
+		return false;
+	for (i = 0; i < phnum; i++)
+		if (phdr[i].p_type == PT_LOAD && (phdr[i].p_flags & PF_X) && phdr[i].p_memsz)
+			n++;
+	for (i = 0; i < h->nsegs; i++) {
+		const struct sfa_cache_seg *s = &h->seg[i];
+
+		if (!s->size || s->off % SFA_ALIGN || s->off > h->payload_size ||
+		    s->size > h->payload_size - s->off)
+			return false;
+		/* Each one the object's own executable segment, as converted */
+		for (j = 0; j < phnum; j++)
+			if (phdr[j].p_type == PT_LOAD && (phdr[j].p_flags & PF_X) &&
+			    phdr[j].p_vaddr == s->vaddr &&
+			    phdr[j].p_vaddr + phdr[j].p_memsz == s->vend)
+				break;
+		if (j == phnum || h->nsegs > n)
+			return false;
+		c->size[i] = s->size;
+		c->off[i] = s->off;
+		c->text_start[i] = bias + s->vaddr;
+		c->text_end[i] = bias + s->vend;
+		c->fdes[i] = s->fdes;
+	}
+	c->n = h->nsegs;
+	return true;
+}
+
+enum sfa_cache_res {
+	SFA_CACHE_HIT,
+	SFA_CACHE_MISS,		/* no entry, or another identity's */
+	SFA_CACHE_BAD,		/* an entry that fails its checks */
+	SFA_CACHE_UNTRUSTED,	/* a link, someone else's, writable by others */
+	SFA_CACHE_NO_ROOM,	/* its address is taken */
+};
+
+/*
+ * Maps @fname of @dirfd at the address its sections were made for, if it
+ * is @k's and whole.  On a hit, @c and *@mem, *@len describe it.
+ */
+static enum sfa_cache_res sfa_cache_map(int dirfd, uid_t dir_uid, const char *fname,
+					const struct sfa_key *k, const ElfW(Phdr) *phdr,
+					unsigned int phnum, uint64_t bias, struct sfa_conv *c,
+					void **mem, size_t *len)
+{
+	uint64_t payload_off = sfa_payload_off(), want;
+	struct sfa_cache_hdr h;
+	struct stat st;
+	size_t maplen;
+	uint8_t *m;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO put there does not hang the program */
+	fd = openat(dirfd, fname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? SFA_CACHE_UNTRUSTED : SFA_CACHE_MISS;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != dir_uid ||
+	    (st.st_mode & 022)) {
+		close(fd);
+		return SFA_CACHE_UNTRUSTED;
+	}
+	/*
+	 * Mapped before its header is read, one system call less per object:
+	 * where the sections start is no choice of the file's (page size),
+	 * which sfa_cache_hdr_ok() checks with the rest.
+	 */
+	if ((uint64_t)st.st_size < payload_off) {
+		close(fd);
+		return SFA_CACHE_BAD;
+	}
+	maplen = st.st_size;
+	want = bias + sfa_cache_dist(bias, payload_off) - payload_off;
+	m = mmap((void *)(uintptr_t)want, maplen, PROT_READ,
+		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return SFA_CACHE_NO_ROOM;
+	if ((uintptr_t)m != want) {	/* a kernel before 4.17 takes it as a hint */
+		munmap(m, maplen);
+		return SFA_CACHE_NO_ROOM;
+	}
+	/*
+	 * Only the entry's owner, or root, could still cut the file short
+	 * under the mapping, and a read past its end would be SIGBUS: the
+	 * program's own user doing so to a file of the cache.
+	 */
+	memcpy(&h, m, sizeof(h));
+	if (!sfa_cache_hdr_ok(&h, &st, k, phdr, phnum, bias, c) ||
+	    h.checksum != sfa_cache_sum(&h, m + h.payload_off)) {
+		munmap(m, maplen);
+		/* Another identity's (a hash collision) is replaced as well */
+		return memcmp(&h.key, k, sizeof(*k)) ? SFA_CACHE_MISS : SFA_CACHE_BAD;
+	}
+	*mem = m;
+	*len = maplen;
+	c->base = m + h.payload_off;
+	return SFA_CACHE_HIT;
+}
+
+/*
+ * Writes @c's sections as @dirfd's @fname, made for SFA_CACHE_DIST from
+ * @bias.  Returns 0 or a negative errno (a read-only directory: -EACCES).
+ */
+static int sfa_cache_store(int dirfd, const char *fname, const struct sfa_key *k,
+			   uint64_t bias, const struct sfa_conv *c)
+{
+	struct sfa_cache_hdr h = { .nsegs = c->n };
+	mode_t mode = geteuid() == 0 && !cfg.cache_env ? 0644 : 0600;
+	static unsigned int seq;
+	char tmp[64];
+	uint8_t *buf;
+	unsigned int i;
+	int fd, err = 0;
+
+	memcpy(h.magic, SFA_CACHE_MAGIC, sizeof(h.magic));
+	h.version = SFA_CACHE_VERSION;
+	h.key = *k;
+	h.payload_off = sfa_payload_off();
+	h.dist = sfa_cache_dist(bias, h.payload_off);
+	h.payload_size = c->total;
+	h.file_size = h.payload_off + h.payload_size;
+	for (i = 0; i < c->n; i++) {
+		h.seg[i].vaddr = c->text_start[i] - bias;
+		h.seg[i].vend = c->text_end[i] - bias;
+		h.seg[i].off = c->off[i];
+		h.seg[i].size = c->size[i];
+		h.seg[i].fdes = c->fdes[i];
+	}
+	buf = calloc(1, c->total);
+	if (!buf)
+		return -ENOMEM;
+	sfa_emit(c, buf, bias + h.dist);
+	h.checksum = sfa_cache_sum(&h, buf);
+
+	snprintf(tmp, sizeof(tmp), ".tmp-%d-%u", (int)getpid(), seq++);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	/* The system cache is for everyone; only there the umask has no say */
+	if (fchmod(fd, mode) ||
+	    pwrite(fd, &h, sizeof(h), 0) != sizeof(h) ||
+	    pwrite(fd, buf, c->total, h.payload_off) != (ssize_t)c->total)
+		err = errno ? -errno : -EIO;
+	/*
+	 * No fsync(): a file cut short by a crash fails its size or checksum
+	 * and is made again, which costs less than a sync in every process.
+	 */
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && renameat(dirfd, tmp, dirfd, fname))
+		err = -errno;
+	if (err)
+		unlinkat(dirfd, tmp, 0);
+	free(buf);
+	return err;
+}
+
+static const char *const sfa_cache_str[] = {
+	[SFA_CACHE_HIT] = "hit",
+	[SFA_CACHE_MISS] = "miss",
+	[SFA_CACHE_BAD] = "bad entry",
+	[SFA_CACHE_UNTRUSTED] = "entry not trusted",
+	[SFA_CACHE_NO_ROOM] = "address taken",
+};
+
+/* What a lookup found, for the store that follows a miss */
+struct sfa_lookup {
+	struct sfa_key		k;
+	char			fname[128];
+	enum sfa_cache_res	res;
+	int			fd;	/* the directory to store in, or -1 */
+	uid_t			uid;
+};
+
+/*
+ * The object's sections from the cache, mapped from their file: true with
+ * @c, *@mem and *@len set if they are there.  @how says what happened.
+ */
+static bool sfa_cache_get(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
+			  struct sfa_lookup *lk, struct sfa_conv *c, void **mem, size_t *len,
+			  char *how, size_t how_size)
+{
+	enum sfa_cache_res r;
+	unsigned int i;
+
+	lk->res = SFA_CACHE_MISS;
+	lk->fd = -1;
+	if (!cfg.cache_on || !sfa_key_of(o->name, phdr, phnum, o->bias, &lk->k))
+		return false;
+	if (!cfg.cache_opened)
+		sfa_cache_open_dirs();
+	sfa_cache_name(o->name, &lk->k, lk->fname, sizeof(lk->fname));
+	snprintf(how, how_size, ", cache off");
+	for (i = 0; i < cfg.ncache; i++) {
+		lk->fd = cfg.cache_fd[i];
+		lk->uid = cfg.cache_uid[i];
+		r = sfa_cache_map(lk->fd, lk->uid, lk->fname, &lk->k, phdr, phnum, o->bias, c,
+				  mem, len);
+		if (r == SFA_CACHE_HIT) {
+			snprintf(how, how_size, ", cache hit");
+			return true;
+		}
+		if (r > lk->res)
+			lk->res = r;
+		snprintf(how, how_size, ", cache %s", sfa_cache_str[lk->res]);
+	}
+	memset(c, 0, sizeof(*c));
+	return false;
+}
+
+/*
+ * After a miss, the sections converted into @c are stored and mapped from
+ * their new file: true with @c->base, *@mem and *@len set if so.
+ */
+static bool sfa_cache_put(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
+			  struct sfa_lookup *lk, struct sfa_conv *c, void **mem, size_t *len,
+			  char *how, size_t how_size)
+{
+	enum sfa_cache_res r;
+	int err;
+
+	if (lk->fd < 0 || lk->res == SFA_CACHE_NO_ROOM)
+		return false;
+	err = sfa_cache_store(lk->fd, lk->fname, &lk->k, o->bias, c);
+	if (err) {
+		snprintf(how, how_size, ", cache %s, not stored (%s)", sfa_cache_str[lk->res],
+			 strerrorname_np(-err) ? strerrorname_np(-err) : "?");
+		return false;
+	}
+	r = sfa_cache_map(lk->fd, lk->uid, lk->fname, &lk->k, phdr, phnum, o->bias, c, mem,
+			  len);
+	snprintf(how, how_size, ", cache %s, stored%s", sfa_cache_str[lk->res],
+		 r == SFA_CACHE_HIT ? "" : ", not mapped");
+	return r == SFA_CACHE_HIT;
+}
+
+/* The kernel registers these itself */
+static bool sfa_has_sframe(const ElfW(Phdr) *phdr, unsigned int phnum)
+{
+	unsigned int i;
+
+	for (i = 0; i < phnum; i++)
+		if (phdr[i].p_type == PT_GNU_SFRAME)
+			return true;
+	return false;
+}
+
 /*
  * Converts and registers one object's sections into @o.  Returns what to
  * say about it; @o->mem stays NULL when nothing is kept.
  */
 static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
-			    unsigned int *fdes, size_t *bytes, char *why, size_t why_size)
+			    unsigned int *fdes, size_t *bytes, char *how, size_t how_size,
+			    char *why, size_t why_size)
 {
 	struct sfa_mem m = { .phdr = phdr, .phnum = phnum, .bias = o->bias };
 	struct sfa_conv c = { .n = 0 };
 	const char *result = "registered";
+	uint8_t *base = NULL;
 	struct sfe_eh_frame eh;
 	enum sfe_result res;
 	unsigned int i;
-	uint8_t *p;
+	size_t len = 0;
 	void *mem;
+	struct sfa_lookup lk = { .fd = -1 };
 	int err = 0;
 
 	if (cfg.no_kernel)
 		return "skipped: kernel without PR_SFRAME_REGISTER";
+	/*
+	 * A hit needs no .eh_frame: its entry was made from this very file.
+	 * Looking for it first saves what finding .eh_frame costs.
+	 */
+	if (!sfa_has_sframe(phdr, phnum) &&
+	    sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
+		base = c.base;
+		goto reg;
+	}
+	/* What is skipped has nothing to do with the cache: not said */
 	res = sfe_find_eh_frame(phdr, phnum, o->bias, sfa_at, &m, &eh);
 	if (res != SFE_OK) {
+		*how = 0;
 		snprintf(why, why_size, "skipped: %s", sfe_result_str(res));
 		return why;
 	}
 	if (sfa_convert(phdr, phnum, o->bias, &eh, &c)) {
+		*how = 0;
 		snprintf(why, why_size, "skipped: %s", c.err);
 		result = why;
 		goto out;
 	}
-	mem = mmap(NULL, c.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED) {
-		result = "failed: mmap";
-		goto out;
+	if (sfa_cache_put(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
+		base = c.base;
+	} else {
+		len = c.total;
+		mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+		if (mem == MAP_FAILED) {
+			result = "failed: mmap";
+			goto out;
+		}
+		base = mem;
+		sfa_emit(&c, base, (uintptr_t)base);
+		/* Nothing in the process has any business writing it from now on */
+		mprotect(mem, len, PROT_READ);
 	}
-	for (i = 0, p = mem; i < c.n; i++) {
-		sframe_gen_emit(c.gen[i], p, (uintptr_t)p);
-		p += (c.size[i] + SFA_ALIGN - 1) & ~(size_t)(SFA_ALIGN - 1);
-		*fdes += c.fdes[i];
-		*bytes += c.size[i];
-	}
-	/* Nothing in the process has any business writing it from now on */
-	mprotect(mem, c.total, PROT_READ);
 
-	for (i = 0, p = mem; i < c.n; i++) {
+reg:
+	for (i = 0; i < c.n; i++) {
 		struct sframe_registration reg = {
 			.size = sizeof(reg),
-			.sframe_start = (uintptr_t)p,
+			.sframe_start = (uintptr_t)(base + c.off[i]),
 			.sframe_size = c.size[i],
 			.text_start = c.text_start[i],
 			.text_size = c.text_end[i] - c.text_start[i],
 		};
 
+		*fdes += c.fdes[i];
+		*bytes += c.size[i];
 		if (cfg.dump)
-			sfa_dump(o->name, o->bias, c.text_start[i], c.text_end[i], p,
-				 c.size[i], c.fdes[i]);
+			sfa_dump(o->name, o->bias, c.text_start[i], c.text_end[i],
+				 base + c.off[i], c.size[i], c.fdes[i]);
 		if (!cfg.dry_run) {
 			if (prctl(PR_SFRAME_REGISTER, &reg, 0, 0, 0) == 0)
 				o->text[o->nreg++] = c.text_start[i];
 			else if (!err)
 				err = errno;
 		}
-		p += (c.size[i] + SFA_ALIGN - 1) & ~(size_t)(SFA_ALIGN - 1);
 	}
 	if (cfg.dry_run) {
 		result = "dry run";
@@ -377,9 +988,9 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	}
 	if (cfg.dry_run || o->nreg) {
 		o->mem = mem;
-		o->mem_len = c.total;
+		o->mem_len = len;
 	} else {
-		munmap(mem, c.total);
+		munmap(mem, len);
 	}
 out:
 	for (i = 0; i < c.n; i++)
@@ -400,7 +1011,7 @@ static struct sfa_obj *sfa_add(const char *name, uint64_t bias,
 	struct sfa_obj *o;
 	unsigned int fdes = 0;
 	size_t bytes = 0;
-	char why[200];
+	char why[200], how[80] = "";
 
 	if (!*name)
 		name = "(main)";
@@ -414,14 +1025,15 @@ static struct sfa_obj *sfa_add(const char *name, uint64_t bias,
 	} else {
 		o->bias = bias;
 		o->phdr = phdr;
-		result = sfa_load(o, phdr, phnum, &fdes, &bytes, why, sizeof(why));
+		result = sfa_load(o, phdr, phnum, &fdes, &bytes, how, sizeof(how),
+				  why, sizeof(why));
 		o->next = sfa_objs;
 		sfa_objs = o;
 	}
 	ns = now_ns() - t0;
 	if (cfg.verbose)
-		say("sframe-audit: %s: %u FDEs, %zu bytes, %" PRIu64 " us: %s", name, fdes,
-		    bytes, ns / 1000, result);
+		say("sframe-audit: %s: %u FDEs, %zu bytes, %" PRIu64 " us%s: %s", name, fdes,
+		    bytes, ns / 1000, how, result);
 	return o;
 }
 
