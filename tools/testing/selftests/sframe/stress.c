@@ -664,14 +664,32 @@ static bool sf_child_deferred(struct sf_perf_ring *ring)
 {
 	const struct perf_event_header *h;
 	long end = sf_now_ms() + 10000;
+	unsigned long samples = 0, others = 0;
+	struct rusage ru;
+	bool late;
 
-	while (sf_now_ms() < end) {
-		while ((h = sf_perf_ring_next(ring)))
+	do {
+		/*
+		 * Read once more after the deadline: on a slow guest one spin
+		 * can outlast it (the samples' interrupts taking nearly all
+		 * of the child's time), and the record came during that spin.
+		 */
+		late = sf_now_ms() >= end;
+		while ((h = sf_perf_ring_next(ring))) {
 			if (h->type == PERF_RECORD_CALLCHAIN_DEFERRED)
 				return true;
-		for (volatile int k = 0; k < 100000; k++)
+			if (h->type == PERF_RECORD_SAMPLE)
+				samples++;
+			else
+				others++;
+		}
+		for (volatile int k = 0; !late && k < 100000; k++)
 			;
-	}
+	} while (!late);
+	getrusage(RUSAGE_SELF, &ru);
+	sf_note("forkfail child: no deferred record: %lu samples, %lu other records, user %ld ms, system %ld ms",
+		samples, others, ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000,
+		ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000);
 	return false;
 }
 
