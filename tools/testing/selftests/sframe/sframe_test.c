@@ -298,6 +298,17 @@ long sf_param_get_path(const char *path)
 	return v;
 }
 
+/* Writes @text to a sysfs, procfs or cgroup file, whole: true if it took it */
+bool sf_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 /* Writes a number to a sysfs or procfs file; 0, or -1 with errno. */
 int sf_param_set_path(const char *path, long value)
 {

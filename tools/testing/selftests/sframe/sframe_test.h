@@ -60,6 +60,7 @@ long sf_sections_settle(long want, long ms);
 
 long sf_param_get_path(const char *path);
 int sf_param_set_path(const char *path, long value);
+bool sf_write_file(const char *path, const char *text);
 long sf_param_get(const char *name);
 int sf_param_set(const char *name, long value);
 

@@ -621,16 +621,6 @@ static bool pids_cgroup;
 #define SF_PIDS_CG	"/sys/fs/cgroup/sf-stress"
 #define SF_NOBODY	65534
 
-static bool sf_write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 /* A pids cgroup that holds one process: a fork inside it fails */
 static bool sf_pids_setup(void)
 {

@@ -655,16 +655,15 @@ static const char *const ustack_want_spin[] = {
 	"ustack_spin_a", "main", NULL
 };
 
-/* A running child cannot be read; stopped, or traced, it can. */
-static void ustack_remote_spin(void)
+/* A child spinning in ustack_spin_leaf(), once it runs; -1 if none */
+static pid_t ustack_spinner(void)
 {
-	const char *const *want = ustack_want_spin;
-	int ready[2], status = 0, err;
+	int ready[2];
 	pid_t pid;
 	char c = 0;
 
 	if (!SF_CHECK(!pipe(ready), "pipe"))
-		return;
+		return -1;
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
@@ -675,8 +674,26 @@ static void ustack_remote_spin(void)
 		_exit(0);
 	}
 	close(ready[1]);
-	if (!SF_CHECK(pid > 0 && read(ready[0], &c, 1) == 1, "the spinning child"))
-		goto out;
+	if (!SF_CHECK(pid > 0 && read(ready[0], &c, 1) == 1, "the spinning child")) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		pid = -1;
+	}
+	close(ready[0]);
+	return pid;
+}
+
+/* A running child cannot be read; stopped, or traced, it can. */
+static void ustack_remote_spin(void)
+{
+	const char *const *want = ustack_want_spin;
+	pid_t pid = ustack_spinner();
+	int status = 0, err;
+
+	if (pid < 0)
+		return;
 	usleep(50000);
 	err = ustack_read_remote(pid, pid);
 	SF_CHECK(err == EBUSY, "remote-running: read gave %s, not EBUSY",
@@ -696,12 +713,8 @@ static void ustack_remote_spin(void)
 	    SF_CHECK(!(err = ustack_read_remote(pid, pid)),
 		     "remote-traced: %s", strerror(err)))
 		ustack_check("remote-traced", &ustack_got, want);
-out:
-	close(ready[0]);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
 }
 
 /* A process that may not ptrace this one may not read its stack either. */
@@ -1001,16 +1014,6 @@ static void ustack_empty(void)
 #define USTACK_FREEZE_ROUNDS	8
 #define USTACK_FREEZE_MS	300
 
-static bool ustack_write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 /* Freezes (or thaws) the freezer cgroup and waits until it is so */
 static bool ustack_freeze(bool freeze)
 {
@@ -1019,7 +1022,7 @@ static bool ustack_freeze(bool freeze)
 	char state[32];
 	FILE *f;
 
-	if (!SF_CHECK(ustack_write_file(USTACK_FREEZER_CG "/freezer.state", want),
+	if (!SF_CHECK(sf_write_file(USTACK_FREEZER_CG "/freezer.state", want),
 		      "writing %s to freezer.state: %m", want))
 		return false;
 	do {
@@ -1070,13 +1073,12 @@ static void *ustack_reader_main(void *arg)
 static void ustack_remote_frozen(const char *const *want)
 {
 	static struct ustack_reader r;
-	int ready[2], status = 0, round, err;
+	int status = 0, round = 0, err;
 	long before, during = 0;
 	pthread_t reader;
 	char pidtext[16];
 	bool started = false;
 	pid_t pid;
-	char c = 0;
 
 	if (geteuid()) {
 		sf_note("remote-frozen: not root, no cgroup to make");
@@ -1090,21 +1092,11 @@ static void ustack_remote_frozen(const char *const *want)
 	}
 	if (mkdir(USTACK_FREEZER_CG, 0755) && !SF_CHECK(errno == EEXIST, "mkdir: %m"))
 		goto unmount;
-	if (!SF_CHECK(!pipe(ready), "pipe"))
+	pid = ustack_spinner();
+	if (pid < 0)
 		goto rmdir;
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		close(ready[0]);
-		if (write(ready[1], &c, 1) != 1)
-			_exit(1);
-		ustack_spin_a();
-		_exit(0);
-	}
-	close(ready[1]);
 	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
-	if (!SF_CHECK(pid > 0 && read(ready[0], &c, 1) == 1, "the spinning child") ||
-	    !SF_CHECK(ustack_write_file(USTACK_FREEZER_CG "/cgroup.procs", pidtext),
+	if (!SF_CHECK(sf_write_file(USTACK_FREEZER_CG "/cgroup.procs", pidtext),
 		      "moving the child into the freezer cgroup: %m") ||
 	    !SF_CHECK(!kill(pid, SIGSTOP) && waitpid(pid, &status, WUNTRACED) == pid &&
 		      WIFSTOPPED(status), "stopping the child"))
@@ -1147,11 +1139,8 @@ static void ustack_remote_frozen(const char *const *want)
 	}
 	close(r.fd);
 out:
-	close(ready[0]);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
 rmdir:
 	rmdir(USTACK_FREEZER_CG);
 unmount:
