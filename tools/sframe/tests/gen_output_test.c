@@ -389,7 +389,8 @@ static void test_replace(void)
 	      get(out.buf, 0x3c, 2) == NSH && out.size == out.sframe_off + out.sframe_size,
 	      "no section added");
 	b = SHOFF + 64;
-	CHECK(get(out.buf, b + 4, 4) == 0x6ffffff4 && get(out.buf, b + 0x10, 8) == out.sframe_addr &&
+	CHECK(get(out.buf, b + 4, 4) == 0x6ffffff4 &&
+	      get(out.buf, b + 0x10, 8) == out.sframe_addr &&
 	      get(out.buf, b + 0x18, 8) == out.sframe_off &&
 	      get(out.buf, b + 0x20, 8) == out.sframe_size, ".sframe header points at the new one");
 	CHECK(!memcmp(out.buf + 0x100, f + 0x100, 0x40), "old section bytes left as they were");

@@ -322,7 +322,7 @@ int main(int argc, char **argv)
 	if (SF_CHECK(common < plain.n || plain.n != module.n,
 		     "without SFrame the stack is the module's, all %d frames: the check cannot tell",
 		     module.n))
-		sf_note("control: without SFrame %d of the module's %d frames, the first %d the same",
+		sf_note("control: without SFrame %d frames of the module's %d, first %d the same",
 			plain.n, module.n, common);
 	sf_exit();
 }
