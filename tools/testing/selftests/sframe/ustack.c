@@ -655,8 +655,12 @@ static const char *const ustack_want_spin[] = {
 	"ustack_spin_a", "main", NULL
 };
 
-/* A child spinning in ustack_spin_leaf(), once it runs; -1 if none */
-static pid_t ustack_spinner(void)
+/*
+ * A child spinning in ustack_spin_leaf(), once it runs; -1 if none.
+ * Inlined, as its callers are into main(): the child's stack is
+ * ustack_want_spin, ustack_spin_a() called from main().
+ */
+static inline __attribute__((__always_inline__)) pid_t ustack_spinner(void)
 {
 	int ready[2];
 	pid_t pid;
