@@ -6,6 +6,8 @@
 # TC_ARGS (remaining arguments), and provides tc_bindir.
 
 TC_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tools/lib/debian-mirror.sh
+. "$TC_HERE/../lib/debian-mirror.sh"
 
 tc_usage_die() { echo "$TC_PROG: $*" >&2; echo "usage: $TC_USAGE" >&2; exit 2; }
 
@@ -82,9 +84,10 @@ tc_fetch_source() {
 		tc_source_sums_ok "$dsc" && exit 0
 		mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" \
 			"$apt/sourceparts" "$apt/prefparts" "$src"
-		local kr=/usr/share/keyrings/debian-archive-keyring.gpg suite
+		local kr=/usr/share/keyrings/debian-archive-keyring.gpg suite mirror
+		mirror=$(debian_mirror) || return 1
 		for suite in sid trixie bookworm; do
-			echo "deb-src [signed-by=$kr] http://deb.debian.org/debian $suite main"
+			echo "deb-src [signed-by=$kr] $mirror $suite main"
 		done >"$apt/sources.list.new"
 		: >"$apt/preferences"
 		local -a opt=(
