@@ -360,14 +360,36 @@ void unwind_deferred_task_exit(struct task_struct *task)
  * One stay in the kernel would otherwise hold two user stacks: requests
  * made before exec would get the new program's entry at the return to
  * user space.  They get the old program's stack now; requests after this
- * get a new cookie and, later, the new program's stack.  (An NMI request
- * landing between the two steps still gets the new stack: a window of a
- * few instructions, as on the way back to user space.)
+ * get a new cookie and, later, the new program's stack.
+ *
+ * Interrupts are on here, unlike on the way back to user space, and a
+ * sample may ask again while the callbacks run or in the middle of the
+ * reset.  The reset is done with interrupts off, once nothing is pending:
+ * a request between its clearing of the mask and of the cookie would be
+ * queued under the old cookie and answered under the new one, and the
+ * old cookie's samples would never get a record.  A request while the
+ * callbacks run is served before the stay ends; each is a repeat, so this
+ * loops at most UNWIND_MAX_REPEATS + 1 times.  (An NMI can still land in
+ * the reset's few instructions, as on the way back to user space.)
  */
 void unwind_deferred_task_exec(struct task_struct *task)
 {
+	struct unwind_task_info *info = &task->unwind_info;
+	unsigned long flags;
+	int round;
+
 	if (WARN_ON_ONCE(task != current))
 		return;
-	unwind_deferred_task_exit(task);
+	for (round = 0; ; round++) {
+		unwind_deferred_task_exit(task);
+		local_irq_save(flags);
+		if (!(atomic_long_read(&info->unwind_mask) & UNWIND_PENDING))
+			break;
+		/* Not reached: then the stay goes on, as it did before exec. */
+		if (WARN_ON_ONCE(round > UNWIND_MAX_REPEATS))
+			break;
+		local_irq_restore(flags);
+	}
 	unwind_reset_info();
+	local_irq_restore(flags);
 }
