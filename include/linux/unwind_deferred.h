@@ -100,18 +100,18 @@ static inline void unwind_task_free(struct task_struct *task) {}
 
 static inline int unwind_user_faultable(struct unwind_stacktrace *trace)
 {
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 }
 
 static inline int unwind_deferred_init(struct unwind_work *work,
 				       unwind_callback_t func)
 {
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 }
 
 static inline int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 {
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 }
 
 static inline void unwind_deferred_cancel(struct unwind_work *work) {}

@@ -161,14 +161,14 @@ static inline int unwind_user(struct unwind_stacktrace *trace,
 			      unsigned int max_entries)
 {
 	trace->nr = 0;
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 }
 
 static inline int unwind_user_nofault(struct unwind_stacktrace *trace,
 				      unsigned int max_entries)
 {
 	trace->nr = 0;
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 }
 
 static inline bool unwind_user_walk_nofault(struct pt_regs *regs,
