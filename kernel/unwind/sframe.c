@@ -1328,8 +1328,7 @@ static __always_inline struct sframe_cache_entry *
 sframe_cache_set(const struct sframe_section *sec,
 		 struct sframe_cache_entry *cache, u32 key)
 {
-	return &cache[(((key * 0x9e3779b1U) >> 16) & (sec->cache_sets - 1)) *
-		      SFRAME_CACHE_WAYS];
+	return &cache[hash_32(key, ilog2(sec->cache_sets)) * SFRAME_CACHE_WAYS];
 }
 
 /*

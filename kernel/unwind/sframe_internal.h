@@ -11,7 +11,9 @@
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/hash.h>
 #include <linux/limits.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>

@@ -61,6 +61,10 @@
 #define swab16(x)		__builtin_bswap16(x)
 #define swab32(x)		__builtin_bswap32(x)
 #define swab64(x)		__builtin_bswap64(x)
+/* As include/linux/hash.h and log2.h compute them */
+#define GOLDEN_RATIO_32		0x61C88647
+#define hash_32(val, bits)	((u32)((u32)(val) * GOLDEN_RATIO_32) >> (32 - (bits)))
+#define ilog2(n)		(31 - __builtin_clz((unsigned int)(n)))
 
 /*
  * sframe-dump reads s390x files on any host; the benchmark builds the
