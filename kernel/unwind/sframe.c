@@ -180,30 +180,23 @@ static __always_inline unsigned long sframe_func_start(const struct sframe_secti
 	return elem_start + value;
 }
 
-static int sframe_parse_header(struct sframe_section *sec, unsigned long addr,
-			       unsigned long end, bool first,
-			       struct sframe_element *elem)
+/* What this kernel reads: byte order, version, flags and ABI of @hdr */
+static int sframe_check_preamble(struct sframe_section *sec,
+				 const struct sframe_header *hdr, bool *foreign)
 {
-	struct sframe_header hdr;
-	unsigned long hdr_end, fdes_end;
 	const char *mismatch;
-	bool foreign = false;
 	u8 allowed_flags;
 
-	if (end - addr < SFRAME_HDR_SIZE)
-		return sframe_reject(sec, -EINVAL, "truncated header");
-	if (copy_from_user(&hdr, (void __user *)addr, sizeof(hdr)))
-		return sframe_reject(sec, -EFAULT, "header not readable");
-
-	if (hdr.preamble.magic == swab16(SFRAME_MAGIC)) {
+	*foreign = false;
+	if (hdr->preamble.magic == swab16(SFRAME_MAGIC)) {
 		if (!SFRAME_READS_FOREIGN)
 			return sframe_reject(sec, -EOPNOTSUPP, "foreign byte order");
-		foreign = true;
-	} else if (hdr.preamble.magic != SFRAME_MAGIC) {
+		*foreign = true;
+	} else if (hdr->preamble.magic != SFRAME_MAGIC) {
 		return sframe_reject(sec, -EINVAL, "bad magic");
 	}
 
-	switch (hdr.preamble.version) {
+	switch (hdr->preamble.version) {
 	case SFRAME_VERSION_2:
 		allowed_flags = SFRAME_V2_F_ALL;
 		break;
@@ -215,32 +208,64 @@ static int sframe_parse_header(struct sframe_section *sec, unsigned long addr,
 	default:
 		return sframe_reject(sec, -EOPNOTSUPP, "unknown version");
 	}
-	if (hdr.preamble.flags & ~allowed_flags)
+	if (hdr->preamble.flags & ~allowed_flags)
 		return sframe_reject(sec, -EOPNOTSUPP, "flags the version does not define");
-	if (hdr.abi_arch < SFRAME_ABI_AARCH64_ENDIAN_BIG ||
-	    hdr.abi_arch > SFRAME_ABI_S390X_ENDIAN_BIG)
+	if (hdr->abi_arch < SFRAME_ABI_AARCH64_ENDIAN_BIG ||
+	    hdr->abi_arch > SFRAME_ABI_S390X_ENDIAN_BIG)
 		return sframe_reject(sec, -EOPNOTSUPP, "unknown ABI");
-	mismatch = sframe_abi_mismatch(hdr.abi_arch, foreign);
+	mismatch = sframe_abi_mismatch(hdr->abi_arch, *foreign);
 	if (mismatch)
 		return sframe_reject(sec, -EOPNOTSUPP, mismatch);
+	return 0;
+}
 
+/*
+ * The first element's header describes the section; a later one must
+ * agree with it on everything a lookup reads from the section.
+ */
+static int sframe_merge_header(struct sframe_section *sec,
+			       const struct sframe_header *hdr, bool first,
+			       bool foreign)
+{
 	if (first) {
-		sec->version = hdr.preamble.version;
-		sec->flags = hdr.preamble.flags;
-		sec->abi = hdr.abi_arch;
-		sec->fixed_fp_off = hdr.cfa_fixed_fp_offset;
-		sec->fixed_ra_off = hdr.cfa_fixed_ra_offset;
+		sec->version = hdr->preamble.version;
+		sec->flags = hdr->preamble.flags;
+		sec->abi = hdr->abi_arch;
+		sec->fixed_fp_off = hdr->cfa_fixed_fp_offset;
+		sec->fixed_ra_off = hdr->cfa_fixed_ra_offset;
 		sec->foreign_endian = foreign;
-	} else if (sec->version != hdr.preamble.version ||
-		   sec->abi != hdr.abi_arch ||
-		   sec->foreign_endian != foreign ||
-		   sec->fixed_fp_off != hdr.cfa_fixed_fp_offset ||
-		   sec->fixed_ra_off != hdr.cfa_fixed_ra_offset ||
-		   (sec->flags ^ hdr.preamble.flags) & SFRAME_F_FDE_FUNC_START_PCREL) {
-		return sframe_reject(sec, -EINVAL, "elements of one section disagree");
-	} else if (!(hdr.preamble.flags & SFRAME_F_FDE_SORTED)) {
-		sec->flags &= ~SFRAME_F_FDE_SORTED;
+		return 0;
 	}
+	if (sec->version != hdr->preamble.version ||
+	    sec->abi != hdr->abi_arch ||
+	    sec->foreign_endian != foreign ||
+	    sec->fixed_fp_off != hdr->cfa_fixed_fp_offset ||
+	    sec->fixed_ra_off != hdr->cfa_fixed_ra_offset ||
+	    (sec->flags ^ hdr->preamble.flags) & SFRAME_F_FDE_FUNC_START_PCREL)
+		return sframe_reject(sec, -EINVAL, "elements of one section disagree");
+	if (!(hdr->preamble.flags & SFRAME_F_FDE_SORTED))
+		sec->flags &= ~SFRAME_F_FDE_SORTED;
+	return 0;
+}
+
+static int sframe_parse_header(struct sframe_section *sec, unsigned long addr,
+			       unsigned long end, bool first,
+			       struct sframe_element *elem)
+{
+	struct sframe_header hdr;
+	unsigned long hdr_end, fdes_end;
+	bool foreign;
+	int err;
+
+	if (end - addr < SFRAME_HDR_SIZE)
+		return sframe_reject(sec, -EINVAL, "truncated header");
+	if (copy_from_user(&hdr, (void __user *)addr, sizeof(hdr)))
+		return sframe_reject(sec, -EFAULT, "header not readable");
+	err = sframe_check_preamble(sec, &hdr, &foreign);
+	if (!err)
+		err = sframe_merge_header(sec, &hdr, first, foreign);
+	if (err)
+		return err;
 
 	/* All sums below stay far from overflow: each term is below 2^37. */
 	hdr_end = addr + SFRAME_HDR_SIZE + hdr.auxhdr_len;
@@ -449,58 +474,58 @@ static int sframe_build_fast(struct sframe_section *sec,
 	return 0;
 }
 
+/* An index being built: the FDEs read so far, and room for more */
+struct sframe_index_build {
+	struct sframe_index_entry	*index;
+	unsigned int			done;
+	unsigned int			room;
+	unsigned int			elem_room;
+	bool				sorted;
+};
+
 /*
- * Index every FDE of every element, from @elem, the first, whose header
- * sframe_section_init() read; @next is where the next element starts, or
- * 0.  What a header said is used from the one read of it: the section is
- * in memory the process may change at any time.
+ * Read into @b the FDEs of every element, from @elem, the first, whose
+ * header sframe_section_init() read; @next is where the next element
+ * starts, or 0.  What a header said is used from the one read of it: the
+ * section is in memory the process may change at any time.
  */
-static int sframe_build_index(struct sframe_section *sec,
-			      struct sframe_element *elem, unsigned long next,
-			      unsigned long end, size_t max_bytes)
+static int sframe_index_elements(struct sframe_section *sec,
+				 struct sframe_element *elem, unsigned long next,
+				 unsigned long end, size_t max_bytes,
+				 struct sframe_index_build *b)
 {
-	unsigned int done = 0, room = 0, elem_room = 0, elements = 1, before, i;
-	struct sframe_index_entry *index = NULL;
-	bool sorted = true, one_claims_sorted;
+	unsigned int elements = 1, before;
 	int ret;
 
-	/* A lone element that says its FDEs are sorted must not lie. */
-	one_claims_sorted = !next && (sec->flags & SFRAME_F_FDE_SORTED);
 	for (;;) {
 		/* Parsed headers fit in 4 GiB: the sum cannot wrap. */
-		if (done + elem->num_fdes > SFRAME_MAX_INDEX_FDES) {
-			ret = sframe_reject(sec, -E2BIG, "too many FDEs to index");
-			goto err;
-		}
-		before = done;
-		ret = sframe_index_element(sec, elem, &index, &done, &room,
-					   max_bytes - elem_room * sizeof(*sec->elems),
-					   &sorted);
-		if (!ret && done > before)
-			ret = sframe_add_elem(sec, elem, &elem_room,
-					      max_bytes - room * sizeof(*index));
+		if (b->done + elem->num_fdes > SFRAME_MAX_INDEX_FDES)
+			return sframe_reject(sec, -E2BIG, "too many FDEs to index");
+		before = b->done;
+		ret = sframe_index_element(sec, elem, &b->index, &b->done, &b->room,
+					   max_bytes - b->elem_room * sizeof(*sec->elems),
+					   &b->sorted);
+		if (!ret && b->done > before)
+			ret = sframe_add_elem(sec, elem, &b->elem_room,
+					      max_bytes - b->room * sizeof(*b->index));
 		if (ret)
-			goto err;
+			return ret;
 		sec->sframe_end = elem->fres_end;
 		if (!next)
-			break;
-		if (++elements > SFRAME_MAX_ELEMENTS) {
-			ret = sframe_reject(sec, -E2BIG, "too many elements");
-			goto err;
-		}
+			return 0;
+		if (++elements > SFRAME_MAX_ELEMENTS)
+			return sframe_reject(sec, -E2BIG, "too many elements");
 		ret = sframe_parse_header(sec, next, end, false, elem);
 		if (ret)
-			goto err;
+			return ret;
 		if (!sframe_next_element(sec, &next, elem->fres_end, end))
 			next = 0;
 	}
+}
 
-	sec->num_fdes = done;
-	if (!sorted && one_claims_sorted) {
-		ret = sframe_reject(sec, -EINVAL, "FDEs not sorted");
-		goto err;
-	}
-	/* One element: its FRE bounds live in @sec, no array to search. */
+/* A lone element's FRE bounds live in @sec, with no array to search. */
+static int sframe_settle_elems(struct sframe_section *sec, unsigned int elem_room)
+{
 	if (sec->num_elems == 1) {
 		sec->fres = sec->sframe_start + sec->elems[0].fres_off;
 		sec->fres_end = sec->fres + sec->elems[0].fres_len;
@@ -509,36 +534,70 @@ static int sframe_build_index(struct sframe_section *sec,
 	} else if (sec->num_elems < elem_room) {
 		sec->elems = sframe_shrink(sec->elems, sizeof(*sec->elems), sec->num_elems);
 		if (!sec->elems)
-			goto nomem;
+			return sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
 	}
-	if (!done) {
-		kvfree(index);
+	return 0;
+}
+
+/* Lookups search by start and take the first function below the address. */
+static int sframe_order_index(struct sframe_section *sec,
+			      struct sframe_index_entry *index, unsigned int n,
+			      bool sorted)
+{
+	unsigned int i;
+
+	if (!sorted)
+		sort(index, n, sizeof(*index), sframe_index_cmp, NULL);
+	for (i = 1; i < n; i++) {
+		if ((u64)index[i - 1].start + index[i - 1].size > index[i].start)
+			return sframe_reject(sec, -EINVAL, "overlapping FDEs");
+	}
+	return 0;
+}
+
+/* Index every FDE of every element: see sframe_index_elements() */
+static int sframe_build_index(struct sframe_section *sec,
+			      struct sframe_element *elem, unsigned long next,
+			      unsigned long end, size_t max_bytes)
+{
+	struct sframe_index_build b = { .sorted = true };
+	/* A lone element that says its FDEs are sorted must not lie. */
+	bool one_claims_sorted = !next && (sec->flags & SFRAME_F_FDE_SORTED);
+	int ret;
+
+	ret = sframe_index_elements(sec, elem, next, end, max_bytes, &b);
+	if (ret)
+		goto err;
+	sec->num_fdes = b.done;
+	if (!b.sorted && one_claims_sorted) {
+		ret = sframe_reject(sec, -EINVAL, "FDEs not sorted");
+		goto err;
+	}
+	ret = sframe_settle_elems(sec, b.elem_room);
+	if (ret)
+		goto err;
+	if (!b.done) {
+		kvfree(b.index);
 		return 0;
 	}
 	/* The memory charged is what the section reports it holds. */
-	if (room > done) {
-		index = sframe_shrink(index, sizeof(*index), done);
-		if (!index)
-			goto nomem;
-	}
-	if (!sorted)
-		sort(index, done, sizeof(*index), sframe_index_cmp, NULL);
-	for (i = 1; i < done; i++) {
-		if ((u64)index[i - 1].start + index[i - 1].size > index[i].start) {
-			ret = sframe_reject(sec, -EINVAL, "overlapping FDEs");
+	if (b.room > b.done) {
+		b.index = sframe_shrink(b.index, sizeof(*b.index), b.done);
+		if (!b.index) {
+			ret = sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
 			goto err;
 		}
 	}
-	ret = sframe_build_fast(sec, index, max_bytes - sframe_section_bytes(sec) -
-				done * sizeof(*index));
+	ret = sframe_order_index(sec, b.index, b.done, b.sorted);
+	if (!ret)
+		ret = sframe_build_fast(sec, b.index, max_bytes - sframe_section_bytes(sec) -
+					b.done * sizeof(*b.index));
 	if (ret)
 		goto err;
-	sec->index = index;
+	sec->index = b.index;
 	return 0;
-nomem:
-	ret = sframe_reject(sec, -ENOMEM, "no memory for the FDE index");
 err:
-	kvfree(index);
+	kvfree(b.index);
 	kvfree(sec->elems);
 	sec->elems = NULL;
 	return ret;
