@@ -343,6 +343,37 @@ static struct sframe_entry *sframe_explicit_at(struct sframe_table *t,
 }
 
 /*
+ * Put [@start, @end) of @e among the @n sorted ranges of @t, joined with a
+ * range of @e it touches; @t has room for one more.  Return: the new count.
+ */
+static unsigned int sframe_table_place(struct sframe_table *t, unsigned int n,
+				       struct sframe_entry *e,
+				       unsigned long start, unsigned long end)
+{
+	struct sframe_range *r = t->ranges;
+	unsigned int i;
+
+	for (i = n; i > 0 && r[i - 1].start > start; i--)
+		r[i] = r[i - 1];
+	r[i] = (struct sframe_range){ start, end, e };
+	e->nr_ranges++;
+	n++;
+	if (i + 1 < n && r[i + 1].entry == e && r[i + 1].start == end) {
+		r[i].end = r[i + 1].end;
+		memmove(&r[i + 1], &r[i + 2], (n - i - 2) * sizeof(*r));
+		e->nr_ranges--;
+		n--;
+	}
+	if (i > 0 && r[i - 1].entry == e && r[i - 1].end == start) {
+		r[i - 1].end = r[i].end;
+		memmove(&r[i], &r[i + 1], (n - i - 1) * sizeof(*r));
+		e->nr_ranges--;
+		n--;
+	}
+	return n;
+}
+
+/*
  * Add [@start, @end) of @e to @mm's table; @e may have ranges there already.
  * Touching ranges of one entry become one.  Mmap lock held for writing.
  * Ranges emptied in place are left out of the new table, and so are those
@@ -403,29 +434,7 @@ static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 		}
 		new->ranges[j++] = *r;
 	}
-	/* Put the new range in its place. */
-	for (i = j; i > 0 && new->ranges[i - 1].start > start; i--)
-		new->ranges[i] = new->ranges[i - 1];
-	new->ranges[i] = (struct sframe_range){ start, end, e };
-	e->nr_ranges++;
-	j++;
-	if (i + 1 < j && new->ranges[i + 1].entry == e &&
-	    new->ranges[i + 1].start == end) {
-		new->ranges[i].end = new->ranges[i + 1].end;
-		memmove(&new->ranges[i + 1], &new->ranges[i + 2],
-			(j - i - 2) * sizeof(new->ranges[0]));
-		e->nr_ranges--;
-		j--;
-	}
-	if (i > 0 && new->ranges[i - 1].entry == e &&
-	    new->ranges[i - 1].end == start) {
-		new->ranges[i - 1].end = new->ranges[i].end;
-		memmove(&new->ranges[i], &new->ranges[i + 1],
-			(j - i - 1) * sizeof(new->ranges[0]));
-		e->nr_ranges--;
-		j--;
-	}
-	new->nr_ranges = j;
+	new->nr_ranges = sframe_table_place(new, j, e, start, end);
 	sframe_table_publish(mm, old, new);
 	/* After the swap: RCU then waits for every lookup that found it. */
 	if (replace)
@@ -666,6 +675,49 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
 	}
 }
 
+/*
+ * The entry for @add, its section read (within @room bytes) and charged.
+ * A section found bad is still an entry, marked so, that keeps its range
+ * from being read again; an explicit registration of one fails instead.
+ */
+static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
+					     size_t room)
+{
+	struct sframe_entry *e = sframe_entry_alloc();
+	int ret;
+
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	if (add->vdso)
+		set_bit(SFRAME_ENTRY_VDSO, &e->flags);
+	else if (sframe_add_explicit(add))
+		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
+	e->file = add->file ? get_file(add->file) : NULL;
+	e->file_base = add->file_base;
+	e->sframe_start = add->sframe_start;
+	e->sframe_end = add->sframe_start + add->sframe_size;
+	ret = sframe_section_init(&e->sec, add->sframe_start, add->sframe_size,
+				  add->seg_start, add->seg_end, room);
+	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
+		ret = sframe_section_validate(&e->sec);
+	if (ret) {
+		if (test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags) || ret == -ENOMEM ||
+		    ret == -EINTR) {
+			sframe_entry_put(e);
+			return ERR_PTR(ret);
+		}
+		set_bit(SFRAME_ENTRY_BAD, &e->flags);
+		sframe_report(e, ret);
+	}
+	e->bytes += sframe_section_bytes(&e->sec);
+	/* The rule cache comes with the first unwind; its room is kept now. */
+	if (!ret && e->bytes - sizeof(*e) + sframe_section_cache_bytes(&e->sec) <= room)
+		e->bytes += sframe_section_cache_bytes(&e->sec);
+	else
+		set_bit(SFRAME_ENTRY_NO_CACHE, &e->flags);
+	return e;
+}
+
 /**
  * sframe_add_section() - register a section in an address space
  * @mm: the address space, current->mm (the section is read from it).
@@ -691,8 +743,8 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 {
 	unsigned long sframe_end = add->sframe_start + add->sframe_size;
 	struct sframe_entry *e, *replace;
-	bool bad = false;
 	size_t room;
+	bool bad;
 	int ret;
 
 	if (!add->sframe_size || sframe_end < add->sframe_start ||
@@ -716,35 +768,10 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	ret = sframe_room(mm, add, &room);
 	if (ret)
 		return ret;
-	e = sframe_entry_alloc();
-	if (!e)
-		return -ENOMEM;
-	if (add->vdso)
-		set_bit(SFRAME_ENTRY_VDSO, &e->flags);
-	else if (sframe_add_explicit(add))
-		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
-	e->file = add->file ? get_file(add->file) : NULL;
-	e->file_base = add->file_base;
-	e->sframe_start = add->sframe_start;
-	e->sframe_end = sframe_end;
-	ret = sframe_section_init(&e->sec, add->sframe_start, add->sframe_size,
-				  add->seg_start, add->seg_end, room);
-	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
-		ret = sframe_section_validate(&e->sec);
-	if (ret) {
-		if (test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags) || ret == -ENOMEM ||
-		    ret == -EINTR)
-			goto put;
-		set_bit(SFRAME_ENTRY_BAD, &e->flags);
-		sframe_report(e, ret);
-		bad = true;
-	}
-	e->bytes += sframe_section_bytes(&e->sec);
-	/* The rule cache comes with the first unwind; its room is kept now. */
-	if (!ret && e->bytes - sizeof(*e) + sframe_section_cache_bytes(&e->sec) <= room)
-		e->bytes += sframe_section_cache_bytes(&e->sec);
-	else
-		set_bit(SFRAME_ENTRY_NO_CACHE, &e->flags);
+	e = sframe_entry_new(add, room);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	bad = test_bit(SFRAME_ENTRY_BAD, &e->flags);
 
 	ret = mmap_write_lock_killable(mm);
 	if (ret)
@@ -850,6 +877,27 @@ static void sframe_cut_uncopied(struct mm_struct *oldmm, struct mm_struct *mm)
 	}
 }
 
+/* A child's copy of @e, with no ranges yet; NULL if out of memory */
+static struct sframe_entry *sframe_entry_dup(const struct sframe_entry *e)
+{
+	struct sframe_entry *c = sframe_entry_alloc();
+
+	if (!c)
+		return NULL;
+	if (sframe_section_copy(&c->sec, &e->sec)) {
+		sframe_entry_put(c);
+		return NULL;
+	}
+	c->file = e->file ? get_file(e->file) : NULL;
+	c->file_base = e->file_base;
+	c->sframe_start = e->sframe_start;
+	c->sframe_end = e->sframe_end;
+	/* The child's cache comes with its own first unwind. */
+	c->flags = READ_ONCE(e->flags) & ~BIT(SFRAME_ENTRY_CACHE_ASKED);
+	c->bytes = e->bytes;
+	return c;
+}
+
 /**
  * sframe_dup_mm() - hook: give a forked child copies of the parent's sections
  * @oldmm: the parent's address space, mmap lock held for writing.
@@ -885,20 +933,11 @@ int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 		if (!sframe_range_live(r))
 			continue;
 		if (!c) {
-			c = sframe_entry_alloc();
-			if (!c || sframe_section_copy(&c->sec, &e->sec)) {
-				if (c)
-					sframe_entry_put(c);
+			c = sframe_entry_dup(e);
+			if (!c) {
 				ret = -ENOMEM;
 				break;
 			}
-			c->file = e->file ? get_file(e->file) : NULL;
-			c->file_base = e->file_base;
-			c->sframe_start = e->sframe_start;
-			c->sframe_end = e->sframe_end;
-			/* The child's cache comes with its own first unwind. */
-			c->flags = READ_ONCE(e->flags) & ~BIT(SFRAME_ENTRY_CACHE_ASKED);
-			c->bytes = e->bytes;
 			e->copy = c;
 			new->nr_sections++;
 			new->bytes += c->bytes;
