@@ -346,21 +346,77 @@ static __noreturn void usage(void)
 	exit(2);
 }
 
+static void write_raw(const struct sframe_gen *gen, const char *raw, uint64_t addr)
+{
+	size_t size = sframe_gen_size(gen);
+	uint8_t *buf = calloc(1, size);
+	FILE *f;
+
+	if (!buf)
+		sframe_elf_fail("out of memory");
+	sframe_gen_emit(gen, buf, addr);
+	f = fopen(raw, "wb");
+	if (!f || fwrite(buf, 1, size, f) != size || fclose(f))
+		sframe_elf_fail("%s: %s", raw, strerror(errno));
+	free(buf);
+}
+
+/* Return: where the copy's section is */
+static uint64_t write_output(const struct sframe_gen *gen, const struct elf *e, bool fill,
+			     const char *output)
+{
+	struct sframe_gen_elf copy;
+	struct stat sb;
+	char err[256];
+	uint64_t addr;
+
+	if (stat(path, &sb))
+		sframe_elf_fail("%s", strerror(errno));
+	if (sframe_gen_elf_build(e->data, e->size, gen, fill, &copy, err, sizeof(err)) ||
+	    sframe_gen_elf_write(&copy, output, sb.st_mode, err, sizeof(err)))
+		sframe_elf_fail("%s", err);
+	addr = copy.sframe_addr;
+	sframe_gen_elf_free(&copy);
+	return addr;
+}
+
+static void print_stats(const struct sframe_gen *gen, const struct sframe_gen_stats *st,
+			const struct elf *e, bool fill, uint64_t addr)
+{
+	uint64_t text = text_bytes(e);
+
+	printf("cies:            %u\n", st->cies);
+	printf("fdes read:       %u\n", st->fdes);
+	printf("fdes written:    %u\n", st->fdes_out);
+	printf("  flex:          %u\n", st->fdes_flex);
+	if (fill) {
+		printf("  kept:          %u (the file's own)\n", st->fdes_kept);
+		printf("fdes covered:    %u (by kept ones)\n", st->fdes_covered);
+	}
+	printf("fdes skipped:    %u (%llu bytes of code)\n", st->fdes_skipped,
+	       (unsigned long long)st->bytes_skipped);
+	printf("fdes bad:        %u\n", st->fdes_bad);
+	printf("fres:            %u\n", st->fres);
+	printf("section:         %zu bytes at %#llx\n", sframe_gen_size(gen),
+	       (unsigned long long)addr);
+	printf("text described:  %llu of %llu bytes (%.1f%%)\n",
+	       (unsigned long long)st->bytes_described, (unsigned long long)text,
+	       text ? 100.0 * st->bytes_described / text : 0.0);
+	if (st->reason[0])
+		printf("first left out:  %s\n", st->reason);
+}
+
 int main(int argc, char **argv)
 {
 	const char *raw = NULL, *addr_arg = NULL, *output = NULL;
-	struct sframe_gen_elf copy;
 	struct sframe_gen_input in;
 	struct sframe_gen_stats st;
 	struct sframe_gen *gen;
 	struct elf e = { 0 };
 	bool stats = false, fill = false;
-	uint64_t addr, text;
-	uint8_t *data, *buf;
 	char err[256], *end;
-	struct stat sb;
-	size_t size;
-	FILE *f;
+	uint8_t *data;
+	uint64_t addr;
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -404,47 +460,12 @@ int main(int argc, char **argv)
 	if (!gen)
 		sframe_elf_fail(".eh_frame at %#llx: %s", (unsigned long long)in.eh_frame_addr,
 				err);
-	size = sframe_gen_size(gen);
-	if (raw) {
-		buf = calloc(1, size);
-		if (!buf)
-			sframe_elf_fail("out of memory");
-		sframe_gen_emit(gen, buf, addr);
-		f = fopen(raw, "wb");
-		if (!f || fwrite(buf, 1, size, f) != size || fclose(f))
-			sframe_elf_fail("%s: %s", raw, strerror(errno));
-		free(buf);
-	}
-	if (output) {
-		if (stat(path, &sb))
-			sframe_elf_fail("%s", strerror(errno));
-		if (sframe_gen_elf_build(data, e.size, gen, fill, &copy, err, sizeof(err)) ||
-		    sframe_gen_elf_write(&copy, output, sb.st_mode, err, sizeof(err)))
-			sframe_elf_fail("%s", err);
-		addr = copy.sframe_addr;
-		sframe_gen_elf_free(&copy);
-	}
-	if (stats) {
-		text = text_bytes(&e);
-		printf("cies:            %u\n", st.cies);
-		printf("fdes read:       %u\n", st.fdes);
-		printf("fdes written:    %u\n", st.fdes_out);
-		printf("  flex:          %u\n", st.fdes_flex);
-		if (fill) {
-			printf("  kept:          %u (the file's own)\n", st.fdes_kept);
-			printf("fdes covered:    %u (by kept ones)\n", st.fdes_covered);
-		}
-		printf("fdes skipped:    %u (%llu bytes of code)\n", st.fdes_skipped,
-		       (unsigned long long)st.bytes_skipped);
-		printf("fdes bad:        %u\n", st.fdes_bad);
-		printf("fres:            %u\n", st.fres);
-		printf("section:         %zu bytes at %#llx\n", size, (unsigned long long)addr);
-		printf("text described:  %llu of %llu bytes (%.1f%%)\n",
-		       (unsigned long long)st.bytes_described, (unsigned long long)text,
-		       text ? 100.0 * st.bytes_described / text : 0.0);
-		if (st.reason[0])
-			printf("first left out:  %s\n", st.reason);
-	}
+	if (raw)
+		write_raw(gen, raw, addr);
+	if (output)
+		addr = write_output(gen, &e, fill, output);
+	if (stats)
+		print_stats(gen, &st, &e, fill, addr);
 	sframe_gen_free(gen);
 	free(data);
 	if (fflush(stdout) || ferror(stdout)) {
