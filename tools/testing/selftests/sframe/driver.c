@@ -548,8 +548,8 @@ int main(int argc, char **argv)
 	if (geteuid())
 		ksft_exit_skip("needs root: perf, BPF, ftrace and the sframe parameters\n");
 	if (access("/proc/self/sframe", R_OK))
-		ksft_exit_skip("/proc/self/sframe: %s: a kernel without CONFIG_UNWIND_USER_SFRAME\n",
-			       strerror(errno));
+		ksft_exit_skip("/proc/self/sframe: %s: %s\n", strerror(errno),
+			       "a kernel without CONFIG_UNWIND_USER_SFRAME");
 	ksft_set_plan(planned * repeat + 1);
 	sf_library_path();
 
