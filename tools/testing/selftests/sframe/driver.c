@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sframe-selftests [--repeat N] [NAME...]: runs each test program of this
- * directory in turn (N times over), in the guest, and prints one TAP line
- * per test, then "N passed, N failed".
+ * directory in turn (N times over) and reports each as one TAP line
+ * through kselftest.h, then kselftest's totals; exits KSFT_PASS, KSFT_FAIL,
+ * or KSFT_SKIP when nothing can run (not root, no SFrame registry).
+ *
+ * A test whose programs or tools are not beside the driver is skipped,
+ * with why: not-built names what the Makefile's compilers could not
+ * build, and Debian's perf, bpftrace and sqlite3 are there only as
+ * tools/testing/selftests/sframe/run lays them out for its guest.
  *
  * Each test runs in its own process group with a time limit, its output
  * collected through a pipe: a failing test's output is shown as "# "
@@ -23,6 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * kselftest.h from the kernel tree this directory is laid into, not a
+ * copy: tools/kernel lays it there, run and lib.mk build it there, and a
+ * copy here would drift from the runner that reads its output.
+ */
+#include "../kselftest.h"
 #include "sframe_test.h"
 
 #define SF_TEST_SECONDS		60
@@ -30,9 +42,16 @@
 #define SF_DIE_WAIT_MS		10000
 #define SF_MAX_ARGS		12
 
+#define SF_MAX_NEEDS		4
+
+/*
+ * @needs: what must be beside the driver besides the program @argv[0]:
+ * another program, a library, or a tool's directory
+ */
 struct sf_test {
 	const char	*name;
 	const char	*argv[SF_MAX_ARGS];
+	const char	*needs[SF_MAX_NEEDS];
 };
 
 /*
@@ -43,7 +62,7 @@ struct sf_test {
 #define SF_PERF_TOOL_SECONDS	300
 #define SF_PERF_TOOL(name, mode, program, ...)					\
 	{ name, { "sf-perf-tool", "linux-perf", mode, program, "--work", "5000",	\
-		  ##__VA_ARGS__ } }
+		  ##__VA_ARGS__ }, { "linux-perf", program } }
 
 /*
  * sqlite3 (tools/toolchain/build-sqlite3) sampled, its stacks by SFrame
@@ -64,7 +83,7 @@ struct sf_test {
 	"SELECT count(*) FROM f WHERE f MATCH 'A*';"
 #define SF_PERF_DWARF(name, mode)						\
 	{ name, { "sf-perf-dwarf", "linux-perf", mode, "sqlite3", ":memory:",	\
-		  SF_SQLITE_SQL } }
+		  SF_SQLITE_SQL }, { "linux-perf", "sqlite3" } }
 /*
  * The same under libsframe-audit.so, which registers SFrame made from
  * .eh_frame as objects load: samples through glibc must be exact too.
@@ -76,48 +95,49 @@ struct sf_test {
  */
 #define SF_PERF_DWARF_AUDIT(name, mode)						\
 	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "linux-perf",	\
-		  mode, "sqlite3", ":memory:", SF_SQLITE_SQL } }
+		  mode, "sqlite3", ":memory:", SF_SQLITE_SQL },				\
+	  { "libsframe-audit.so", "linux-perf", "sqlite3" } }
 #define SF_PERF_DWARF_DEBIAN(name, mode)					\
 	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "--tool",	\
 		  "debian-sqlite3", "linux-perf", mode, "sqlite3", ":memory:",	\
-		  SF_SQLITE_SQL } }
+		  SF_SQLITE_SQL }, { "libsframe-audit.so", "debian-sqlite3", "linux-perf" } }
 
 /* "%PID" in an argument stands for the driver's own pid. */
 static const struct sf_test sf_tests[] = {
-	{ "check-self",		{ "sframe-check", "self" } },
-	{ "check-driver",	{ "sframe-check", "%PID" } },
-	{ "static",		{ "sf-static" } },
-	{ "rule-cache",		{ "sf-cache" } },
-	{ "pie",		{ "sf-pie" } },
+	{ "check-self",		{ "sframe-check", "self" }, {} },
+	{ "check-driver",	{ "sframe-check", "%PID" }, {} },
+	{ "static",		{ "sf-static" }, {} },
+	{ "rule-cache",		{ "sf-cache" }, {} },
+	{ "pie",		{ "sf-pie" }, {} },
 #if !defined(__s390x__)		/* binutils 2.44 has no s390x SFrame */
-	{ "pie-v2",		{ "sf-pie-v2" } },
+	{ "pie-v2",		{ "sf-pie-v2" }, {} },
 #endif
-	{ "dlopen",		{ "sf-dlopen", "3000", "100" } },
-	{ "bad-library",	{ "sf-badlib" } },
-	{ "fork",		{ "sf-fork" } },
-	{ "munmap",		{ "sf-munmap" } },
-	{ "mremap",		{ "sf-mremap" } },
-	{ "mprotect",		{ "sf-mprotect" } },
-	{ "map-fixed",		{ "sf-mapfixed" } },
-	{ "exec-plain",		{ "sf-exec", "sf-plain" } },
-	{ "jit",		{ "sf-jit" } },
-	{ "permissions",	{ "sf-perm" } },
-	{ "userfaultfd",	{ "sf-uffd" } },
-	{ "memcg",		{ "sf-memcg" } },
-	{ "fuse",		{ "sf-fuse" } },
-	{ "ustack",		{ "sf-ustack" } },
-	{ "ustack-no-sframe",	{ "sf-ustack-nosf", "--no-sframe" } },
-	{ "deferred",		{ "sf-deferred" } },
-	{ "perf",		{ "sf-perf" } },
-	{ "perf-no-sframe",	{ "sf-perf-nosf", "--no-sframe" } },
-	{ "perf-defer",		{ "sf-perf", "--defer" } },
-	{ "vdso",		{ "sf-vdso" } },
-	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" } },
-	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" } },
-	{ "perf-defer-exec",	{ "sf-perf-defer", "exec" } },
-	{ "fork-fail",		{ "sf-fork-fail" } },
-	{ "bpf",		{ "sf-perf", "--bpf" } },
-	{ "bpf-no-sframe",	{ "sf-perf-nosf", "--no-sframe", "--bpf" } },
+	{ "dlopen",		{ "sf-dlopen", "3000", "100" }, {} },
+	{ "bad-library",	{ "sf-badlib" }, {} },
+	{ "fork",		{ "sf-fork" }, {} },
+	{ "munmap",		{ "sf-munmap" }, {} },
+	{ "mremap",		{ "sf-mremap" }, {} },
+	{ "mprotect",		{ "sf-mprotect" }, {} },
+	{ "map-fixed",		{ "sf-mapfixed" }, {} },
+	{ "exec-plain",		{ "sf-exec", "sf-plain" }, { "sf-plain" } },
+	{ "jit",		{ "sf-jit" }, {} },
+	{ "permissions",	{ "sf-perm" }, {} },
+	{ "userfaultfd",	{ "sf-uffd" }, {} },
+	{ "memcg",		{ "sf-memcg" }, {} },
+	{ "fuse",		{ "sf-fuse" }, {} },
+	{ "ustack",		{ "sf-ustack" }, {} },
+	{ "ustack-no-sframe",	{ "sf-ustack-nosf", "--no-sframe" }, {} },
+	{ "deferred",		{ "sf-deferred" }, {} },
+	{ "perf",		{ "sf-perf" }, {} },
+	{ "perf-no-sframe",	{ "sf-perf-nosf", "--no-sframe" }, {} },
+	{ "perf-defer",		{ "sf-perf", "--defer" }, {} },
+	{ "vdso",		{ "sf-vdso" }, {} },
+	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" }, {} },
+	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" }, {} },
+	{ "perf-defer-exec",	{ "sf-perf-defer", "exec" }, {} },
+	{ "fork-fail",		{ "sf-fork-fail" }, {} },
+	{ "bpf",		{ "sf-perf", "--bpf" }, {} },
+	{ "bpf-no-sframe",	{ "sf-perf-nosf", "--no-sframe", "--bpf" }, {} },
 	SF_PERF_TOOL("perf-tool-fp", "fp", "sf-perf"),
 	SF_PERF_TOOL("perf-tool-defer", "defer", "sf-perf"),
 	SF_PERF_TOOL("perf-tool-fp-no-sframe", "fp", "sf-perf-nosf", "--no-sframe"),
@@ -133,41 +153,97 @@ static const struct sf_test sf_tests[] = {
 	 */
 	{ "debian-sqlite3-audit-ustack", { "sf-ustack-remote", "--audit",
 					   "libsframe-audit.so", "debian-sqlite3",
-					   "sqlite3", ":memory:" } },
+					   "sqlite3", ":memory:" },
+	  { "libsframe-audit.so", "debian-sqlite3" } },
 	{ "debian-sqlite3-ustack", { "sf-ustack-remote", "--control", "libsframe-audit.so",
-				     "debian-sqlite3", "sqlite3", ":memory:" } },
+				     "debian-sqlite3", "sqlite3", ":memory:" },
+	  { "libsframe-audit.so", "debian-sqlite3" } },
 	/* A short run of the stress program (make stress runs it longer) */
-	{ "stress",		{ "sf-stress", "20" } },
+	{ "stress",		{ "sf-stress", "20" }, {} },
 #if defined(__x86_64__)
 	/* Only when named: tools/testing/selftests/sframe/run boots for them. */
-	{ "bpftrace",		{ "sf-bpftrace-tool", "bpftrace", "sf-perf" } },
+	{ "bpftrace",		{ "sf-bpftrace-tool", "bpftrace", "sf-perf" },
+	  { "bpftrace", "sf-perf" } },
 	{ "bpftrace-no-sframe",	{ "sf-bpftrace-tool", "bpftrace", "sf-perf-nosf",
-				  "--no-sframe" } },
+				  "--no-sframe" }, { "bpftrace", "sf-perf-nosf" } },
 #endif
-	{ "ftrace",		{ "sf-ftrace" } },
-	{ "ftrace-no-sframe",	{ "sf-ftrace-nosf", "--no-sframe" } },
+	{ "ftrace",		{ "sf-ftrace" }, {} },
+	{ "ftrace-no-sframe",	{ "sf-ftrace-nosf", "--no-sframe" }, {} },
 #if defined(__x86_64__)
-	{ "compat32",		{ "sf-compat32" } },
+	{ "compat32",		{ "sf-compat32" }, {} },
 #endif
 #if defined(__aarch64__)
-	{ "ustack-pac-a",	{ "sf-ustack-pac" } },
-	{ "ustack-pac-b",	{ "sf-ustack-pacb" } },
+	{ "ustack-pac-a",	{ "sf-ustack-pac" }, {} },
+	{ "ustack-pac-b",	{ "sf-ustack-pacb" }, {} },
 #endif
 };
 
-static int sf_passed, sf_nfailed, sf_number;
-
+/* One TAP line; the reason after "#" says why a test failed */
 static void sf_result(const char *name, const char *reason)
 {
-	sf_number++;
-	if (!reason) {
-		printf("ok %d %s\n", sf_number, name);
-		sf_passed++;
-	} else {
-		printf("not ok %d %s # %s\n", sf_number, name, reason);
-		sf_nfailed++;
+	if (reason)
+		ksft_test_result_code(KSFT_FAIL, name, "%s", reason);
+	else
+		ksft_test_result_code(KSFT_PASS, name, NULL);
+}
+
+/*
+ * Where what a test needs comes from, when it is missing: the programs
+ * the Makefile left out are in not-built, with why.
+ */
+static const struct {
+	const char *name, *from;
+} sf_sources[] = {
+	{ "linux-perf",	"Debian's perf, as run's tools/vm/guest-tool unpacks it" },
+	{ "bpftrace",	"Debian's bpftrace, as run's tools/vm/guest-tool unpacks it" },
+	{ "debian-sqlite3", "Debian's sqlite3, as run's tools/vm/guest-tool unpacks it" },
+	{ "sqlite3",	"sqlite3 built with SFrame (tools/toolchain/build-sqlite3)" },
+	{ "libsframe-audit.so", "the audit module (make -C tools/sframe)" },
+};
+
+static void sf_why_missing(const char *name, char *why, size_t len)
+{
+	char line[512];
+	size_t n = strlen(name);
+	unsigned int i;
+	FILE *f;
+
+	f = fopen("not-built", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(why, len, "%s not built: %s", name, line + n + 1);
+			fclose(f);
+			return;
+		}
 	}
-	fflush(stdout);
+	if (f)
+		fclose(f);
+	for (i = 0; i < ARRAY_SIZE(sf_sources); i++) {
+		if (!strcmp(sf_sources[i].name, name)) {
+			snprintf(why, len, "no %s: %s", name, sf_sources[i].from);
+			return;
+		}
+	}
+	snprintf(why, len, "no %s beside the driver", name);
+}
+
+/* False, and why in @why, when something @t needs is not beside the driver */
+static bool sf_runnable(const struct sf_test *t, char *why, size_t len)
+{
+	unsigned int i;
+
+	if (access(t->argv[0], X_OK)) {
+		sf_why_missing(t->argv[0], why, len);
+		return false;
+	}
+	for (i = 0; i < SF_MAX_NEEDS && t->needs[i]; i++) {
+		if (access(t->needs[i], F_OK)) {
+			sf_why_missing(t->needs[i], why, len);
+			return false;
+		}
+	}
+	return true;
 }
 
 static void sf_child(const struct sf_test *t, int out)
@@ -374,6 +450,10 @@ static void sf_run(const struct sf_test *t)
 	int pipefd[2], status = 0;
 	pid_t pid;
 
+	if (!sf_runnable(t, reason, sizeof(reason))) {
+		ksft_test_result_code(KSFT_SKIP, t->name, "%s", reason);
+		return;
+	}
 	before = sf_sections();
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		sf_result(t->name, "pipe failed");
@@ -422,6 +502,20 @@ static void sf_run(const struct sf_test *t)
 	free(out);
 }
 
+/*
+ * The test programs' libraries are beside them: found through
+ * LD_LIBRARY_PATH, unless whoever started the driver set it already
+ * (run's guest sets it to the directory the programs are in).
+ */
+static void sf_library_path(void)
+{
+	char cwd[4096];
+
+	if (getenv("LD_LIBRARY_PATH") || !getcwd(cwd, sizeof(cwd)))
+		return;
+	setenv("LD_LIBRARY_PATH", cwd, 0);
+}
+
 static bool sf_selected(const struct sf_test *t, int argc, char **argv)
 {
 	const char *name = t->name;
@@ -441,7 +535,7 @@ int main(int argc, char **argv)
 	int ntests = ARRAY_SIZE(sf_tests), i, planned = 0, repeat = 1, round;
 	long start, end;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
 	/* --repeat N: each test N times over, to catch what fails rarely */
 	if (argc > 2 && !strcmp(argv[1], "--repeat")) {
 		repeat = atoi(argv[2]);
@@ -451,11 +545,14 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < ntests; i++)
 		planned += sf_selected(&sf_tests[i], argc, argv);
-	printf("1..%d\n", planned * repeat + 1);
-
+	if (geteuid())
+		ksft_exit_skip("needs root: perf, BPF, ftrace and the sframe parameters\n");
 	if (access("/proc/self/sframe", R_OK))
-		printf("# /proc/self/sframe: %s: this kernel has no SFrame registry\n",
-		       strerror(errno));
+		ksft_exit_skip("/proc/self/sframe: %s: %s\n", strerror(errno),
+			       "a kernel without CONFIG_UNWIND_USER_SFRAME");
+	ksft_set_plan(planned * repeat + 1);
+	sf_library_path();
+
 	start = sf_sections();
 	if (start < 0)
 		printf("# %ssections: %s: leak checks are off\n", SF_PARAM_DIR, strerror(errno));
@@ -476,6 +573,5 @@ int main(int argc, char **argv)
 		sf_result("no-leak", NULL);
 	}
 
-	printf("%d passed, %d failed\n", sf_passed, sf_nfailed);
-	return sf_nfailed ? 1 : 0;
+	ksft_finished();
 }

@@ -741,7 +741,7 @@ static void dw_script(struct dw_tally *t)
 /* PROGRAM as a path: perf script names objects by the paths they were mapped from. */
 static bool dw_find_program(const char *name)
 {
-	static const char *const dirs[] = { "/work/", "/bin/" };
+	static const char *const dirs[] = { "./", "/bin/" };
 	char path[sizeof(dw_program)], loader[256];
 	unsigned int i;
 	FILE *f;

@@ -18,7 +18,9 @@
 
 #define SF_PARAM_DIR	"/sys/module/sframe/parameters/"
 
+#ifndef ARRAY_SIZE	/* kselftest.h has it too */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 extern int sf_failed;
 
