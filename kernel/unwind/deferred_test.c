@@ -15,8 +15,21 @@
  * got, the stacks walked for them, whether both callbacks got the same
  * stack), then the stack, one "0x<ip>" per line; "pending" until the
  * callbacks ran.
+ *
+ * /proc/unwind_deferred_exec_test plays, within one write(), what exec
+ * does to a stay in the kernel that a sample asked a stack of, with a
+ * second sample taken while the callback runs: a request, then
+ * unwind_deferred_task_exec() (whose callback asks again), then a request
+ * of the new program.  Reading it gives
+ *
+ *   requests <before> <in callback> <after> cookies <before> <after>
+ *   callbacks <n> <cookie 1> <cookie 2>
+ *
+ * The stay must end at exec: the callback called twice with the first
+ * cookie, and the request after it queued with a new one.
  */
 #include <linux/hrtimer.h>
+#include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -185,6 +198,72 @@ static int udt_release(struct inode *inode, struct file *file)
 	return single_release(inode, file);
 }
 
+static struct unwind_work udt_exec_work;
+static DEFINE_MUTEX(udt_exec_lock);
+static struct {
+	struct task_struct	*task;	/* while its write() runs */
+	bool			ask_again;
+	int			request[3];
+	u64			cookie[2];
+	unsigned int		calls;
+	u64			callback_cookie[2];
+} udt_exec;
+
+static void udt_exec_callback(struct unwind_work *work,
+			      struct unwind_stacktrace *trace, u64 cookie)
+{
+	u64 again;
+
+	/* The new program's own callback, on its way out of write(): not ours */
+	if (READ_ONCE(udt_exec.task) != current)
+		return;
+	if (udt_exec.calls < ARRAY_SIZE(udt_exec.callback_cookie))
+		udt_exec.callback_cookie[udt_exec.calls] = cookie;
+	udt_exec.calls++;
+	/* A sample taken while the callback runs asks again. */
+	if (udt_exec.ask_again) {
+		udt_exec.ask_again = false;
+		udt_exec.request[1] = unwind_deferred_request(&udt_exec_work, &again);
+	}
+}
+
+static int udt_exec_show(struct seq_file *m, void *v)
+{
+	guard(mutex)(&udt_exec_lock);
+	seq_printf(m, "requests %d %d %d cookies %llx %llx callbacks %u %llx %llx\n",
+		   udt_exec.request[0], udt_exec.request[1], udt_exec.request[2],
+		   udt_exec.cookie[0], udt_exec.cookie[1], udt_exec.calls,
+		   udt_exec.callback_cookie[0], udt_exec.callback_cookie[1]);
+	return 0;
+}
+
+static ssize_t udt_exec_write(struct file *file, const char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	guard(mutex)(&udt_exec_lock);
+	memset(&udt_exec, 0, sizeof(udt_exec));
+	udt_exec.ask_again = true;
+	WRITE_ONCE(udt_exec.task, current);
+	udt_exec.request[0] = unwind_deferred_request(&udt_exec_work, &udt_exec.cookie[0]);
+	unwind_deferred_task_exec(current);
+	udt_exec.request[2] = unwind_deferred_request(&udt_exec_work, &udt_exec.cookie[1]);
+	WRITE_ONCE(udt_exec.task, NULL);
+	return count;
+}
+
+static int udt_exec_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, udt_exec_show, NULL);
+}
+
+static const struct proc_ops udt_exec_ops = {
+	.proc_open	= udt_exec_open,
+	.proc_read	= seq_read,
+	.proc_write	= udt_exec_write,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
 static const struct proc_ops udt_ops = {
 	.proc_open	= udt_open,
 	.proc_read	= seq_read,
@@ -202,6 +281,11 @@ static int __init udt_init(void)
 		if (ret)
 			return ret;
 	}
+	ret = unwind_deferred_init(&udt_exec_work, udt_exec_callback);
+	if (ret)
+		return ret;
+	if (!proc_create("unwind_deferred_exec_test", 0600, NULL, &udt_exec_ops))
+		return -ENOMEM;
 	return proc_create("unwind_deferred_test", 0600, NULL, &udt_ops) ? 0 : -ENOMEM;
 }
 late_initcall(udt_init);

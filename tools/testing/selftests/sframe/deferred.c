@@ -6,6 +6,12 @@
  * works for its stack; on the way back to user space their callbacks must
  * both get the stack of the interrupted spin, walked once, with the cookie
  * the requests were given.  A second round must get another cookie.
+ *
+ * Then exec, through /proc/unwind_deferred_exec_test: a request, exec's
+ * end of the stay with a second request made by the callback (a sample
+ * taken while it runs), and a request after it.  The callback must be
+ * called twice before exec goes on, both times with the first cookie,
+ * and the request after exec must be queued with another cookie.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -18,6 +24,7 @@
 #include "sframe_test.h"
 
 #define DEFERRED_FILE	"/proc/unwind_deferred_test"
+#define DEFERRED_EXEC_FILE	"/proc/unwind_deferred_exec_test"
 #define DEFERRED_SPINS	4000000000UL
 
 static volatile int deferred_done;
@@ -111,6 +118,42 @@ __attribute__((noinline)) unsigned long long deferred_round(int fd, int round)
 	return c1;
 }
 
+static void deferred_exec(void)
+{
+	unsigned long long c1, c2, cb1, cb2;
+	int fd, r1, r_again, r2, n;
+	unsigned int calls;
+	char buf[512];
+	long len;
+
+	fd = open(DEFERRED_EXEC_FILE, O_RDWR);
+	if (!SF_CHECK(fd >= 0, "cannot open " DEFERRED_EXEC_FILE))
+		return;
+	if (!SF_CHECK(write(fd, "1", 1) == 1, "writing " DEFERRED_EXEC_FILE)) {
+		close(fd);
+		return;
+	}
+	len = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (!SF_CHECK(len > 0, "reading " DEFERRED_EXEC_FILE))
+		return;
+	buf[len] = 0;
+	sf_info("exec: %s", buf);
+	n = sscanf(buf, "requests %d %d %d cookies %llx %llx callbacks %u %llx %llx",
+		   &r1, &r_again, &r2, &c1, &c2, &calls, &cb1, &cb2);
+	if (!SF_CHECK(n == 8, "exec: bad line: %s", buf))
+		return;
+	SF_CHECK(r1 == 0 && r_again == 0, "exec: requests gave %d, %d in the callback",
+		 r1, r_again);
+	SF_CHECK(calls == 2 && cb1 == c1 && cb2 == c1,
+		 "exec: %u callbacks (cookies %llx %llx) for %llx before exec went on",
+		 calls, cb1, cb2, c1);
+	if (SF_CHECK(r2 == 0 && c2 && c2 != c1,
+		     "exec: the request after exec gave %d with cookie %llx (before: %llx)",
+		     r2, c2, c1))
+		sf_note("exec: the request made during the callback served before exec went on; after it, a new cookie");
+}
+
 int main(void)
 {
 	unsigned long long c1, c2;
@@ -124,5 +167,6 @@ int main(void)
 	if (c1 && c2)
 		SF_CHECK(c1 != c2, "two stays in the kernel got the same cookie %llx", c1);
 	close(fd);
+	deferred_exec();
 	sf_exit();
 }
