@@ -112,54 +112,6 @@ struct sframe_fre {
  */
 #define SFRAME_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
-/**
- * sframe_search() - the last of @n sorted start addresses at or below @key
- * @n: number of entries.
- * @key: the address looked for.
- * @start: stores the start of entry @i where its third argument points;
- *	returns 0 or an error.
- * @data: passed to @start.
- * @found: set to the index of the entry found.
- *
- * One binary search for every table of the unwinder: the kernel's own
- * sorted arrays, and FDE tables in user memory, which may say anything.
- * The starts read on the way must agree with a sorted table, or the entry
- * found could be the wrong one: then the search fails instead.
- *
- * Context: Any; always inline, so @start is too, in user access windows.
- * Return: 0; -ENOENT when every start is above @key; -EINVAL for starts
- *	out of order; or the error @start gave.
- */
-static __always_inline int sframe_search(unsigned int n, unsigned long key,
-					 int (*start)(void *data, unsigned int i,
-						      unsigned long *value),
-					 void *data, unsigned int *found)
-{
-	unsigned long value, low = 0, high = ULONG_MAX;
-	unsigned int lo = 0, hi = n, mid;
-	int ret;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		ret = start(data, mid, &value);
-		if (ret)
-			return ret;
-		if (value < low || value > high)
-			return -EINVAL;
-		if (value <= key) {
-			low = value;
-			lo = mid + 1;
-		} else {
-			high = value;
-			hi = mid;
-		}
-	}
-	if (!lo)
-		return -ENOENT;
-	*found = lo - 1;
-	return 0;
-}
-
 int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 			unsigned long sframe_size, unsigned long text_start,
 			unsigned long text_end, size_t max_bytes);

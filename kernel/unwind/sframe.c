@@ -19,6 +19,7 @@
  * user-access window.
  */
 #include "sframe_internal.h"
+#include "sframe_search.h"
 
 #define SFRAME_HDR_SIZE		sizeof(struct sframe_header)
 #define SFRAME_FDA_V3_SIZE	sizeof(struct sframe_fda_v3)

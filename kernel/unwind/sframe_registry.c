@@ -30,6 +30,7 @@
 #include <kunit/visibility.h>
 
 #include "sframe_registry.h"
+#include "sframe_search.h"
 
 #undef MODULE_PARAM_PREFIX
 #define MODULE_PARAM_PREFIX "sframe."
