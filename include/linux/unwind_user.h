@@ -139,15 +139,16 @@ struct unwind_user_sigframe {
 extern unsigned int unwind_user_max_frames;
 
 int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries);
-int unwind_user_nofault(struct unwind_stacktrace *trace,
-			unsigned int max_entries);
 bool unwind_user_walk_nofault(struct pt_regs *regs,
 			      unwind_user_consume_fn consume, void *cookie);
 
 int unwind_user_start(struct unwind_user_state *state, bool nofault);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* KUnit's way in: a walk from a frame of its making */
 void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 			 unsigned long sp, unsigned long fp, unsigned int ws,
 			 bool nofault);
+#endif
 int unwind_user_start_remote(struct unwind_user_state *state,
 			     struct task_struct *task, struct mm_struct *mm,
 			     struct pt_regs *regs);
@@ -159,13 +160,6 @@ extern const struct file_operations proc_pid_ustack_operations;
 
 static inline int unwind_user(struct unwind_stacktrace *trace,
 			      unsigned int max_entries)
-{
-	trace->nr = 0;
-	return -ENOSYS;
-}
-
-static inline int unwind_user_nofault(struct unwind_stacktrace *trace,
-				      unsigned int max_entries)
 {
 	trace->nr = 0;
 	return -ENOSYS;

@@ -479,12 +479,13 @@ EXPORT_SYMBOL_IF_KUNIT(unwind_user_next);
  * @ws: word size of the task, 8 or 4.
  * @nofault: read user memory with page faults disabled.
  *
- * For unwind_user_start() and for tests, which then set @state->regs or
- * @state->ra where they know them.
+ * For unwind_user_start() and for KUnit, which then sets @state->regs or
+ * @state->ra where it knows them.
  */
-void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
-			 unsigned long sp, unsigned long fp, unsigned int ws,
-			 bool nofault)
+VISIBLE_IF_KUNIT void
+__unwind_user_start(struct unwind_user_state *state, unsigned long ip,
+		    unsigned long sp, unsigned long fp, unsigned int ws,
+		    bool nofault)
 {
 	memset(state, 0, sizeof(*state));
 	state->ip = ip;
@@ -580,8 +581,8 @@ int unwind_user_start_remote(struct unwind_user_state *state,
 
 /*
  * Hands each frame's address to @consume until it or the walk says stop.
- * Inlined, as unwind_user_trace() is, so that no frame of its own sits
- * between an NMI's walk and the lookups below it.
+ * Inlined, so that no frame of its own sits between an NMI's walk and
+ * the lookups below it.
  */
 static __always_inline void
 unwind_user_consume(struct unwind_user_state *state,
@@ -610,23 +611,6 @@ static bool unwind_user_trace_store(void *cookie, unsigned long ip)
 	return store->trace->nr < store->max_entries;
 }
 
-static __always_inline int unwind_user_trace(struct unwind_stacktrace *trace,
-					     unsigned int max_entries,
-					     bool nofault)
-{
-	struct unwind_user_store store = { trace, max_entries };
-	struct unwind_user_state state;
-
-	trace->nr = 0;
-	if (!max_entries)
-		return -EINVAL;
-	if (current->flags & PF_KTHREAD)
-		return 0;
-	unwind_user_start(&state, nofault);
-	unwind_user_consume(&state, unwind_user_trace_store, &store);
-	return 0;
-}
-
 /**
  * unwind_user() - the current task's user stack, faulting pages in
  * @trace: filled with up to @max_entries addresses, innermost first.
@@ -638,31 +622,18 @@ static __always_inline int unwind_user_trace(struct unwind_stacktrace *trace,
  */
 int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries)
 {
+	struct unwind_user_store store = { trace, max_entries };
+	struct unwind_user_state state;
+
 	might_fault();
-	return unwind_user_trace(trace, max_entries, false);
-}
-
-/**
- * unwind_user_nofault() - the current task's user stack, from any context
- * @trace: filled with up to @max_entries addresses, innermost first.
- * @max_entries: room in @trace->entries.
- *
- * Page faults are disabled: a frame whose SFrame data is not resident is
- * stepped by frame pointers, and the walk ends at a stack page that is not.
- *
- * Context: Any context, NMI included, of a task interrupted in user mode
- *	or in a syscall.
- * Return: as unwind_user().
- */
-int unwind_user_nofault(struct unwind_stacktrace *trace,
-			unsigned int max_entries)
-{
-	int ret;
-
-	pagefault_disable();
-	ret = unwind_user_trace(trace, max_entries, true);
-	pagefault_enable();
-	return ret;
+	trace->nr = 0;
+	if (!max_entries)
+		return -EINVAL;
+	if (current->flags & PF_KTHREAD)
+		return 0;
+	unwind_user_start(&state, false);
+	unwind_user_consume(&state, unwind_user_trace_store, &store);
+	return 0;
 }
 
 /**

@@ -39,6 +39,7 @@
 #define GENMASK_ULL(h, l)		((~0ULL << (l)) & (~0ULL >> (63 - (h))))
 
 #define EXPORT_SYMBOL_IF_KUNIT(sym)
+#define VISIBLE_IF_KUNIT
 
 /* A WARN in the walker is a finding: the fuzzer stops on it. */
 #define WARN_ONCE(cond, fmt, ...)					\

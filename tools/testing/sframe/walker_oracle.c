@@ -4,8 +4,7 @@
  * its section and walks its stack every way the kernel can: stepped by
  * unwind_user_start() and unwind_user_next(), faultable and with page
  * faults disabled (and with a small FRE budget, if the input has one), and
- * through unwind_user(), unwind_user_nofault() and
- * unwind_user_walk_nofault().
+ * through unwind_user() and unwind_user_walk_nofault().
  *
  * Before each step the oracle works the step out again by itself, from
  * what kernel/unwind/user.c documents: SFrame first (the reader's own
@@ -775,28 +774,13 @@ static bool walk_entry_points(const struct walk_input *in, bool nmi)
 		free(trace.entries);
 		return fail("unwind_user(): returned %d", ret);
 	}
-	if (!cmp_ips("unwind_user()", trace.entries, trace.nr, t, want)) {
-		free(trace.entries);
-		return false;
-	}
-
-	t = &res->nofault;
-	n = other_mm ? min_t(unsigned int, t->nr, 1) : t->nr;
-	walk_registry_reset();
-	walk_nmi(nmi, other_mm);
-	trace.nr = ~0U;
-	ret = unwind_user_nofault(&trace, max);
-	walk_nmi(false, false);
-	want = !max || kthread ? 0 : min_t(unsigned int, max, n);
-	if (ret != (max ? 0 : -EINVAL) || walk_pagefault_disabled) {
-		free(trace.entries);
-		return fail("unwind_user_nofault(): returned %d", ret);
-	}
-	ret = cmp_ips("unwind_user_nofault()", trace.entries, trace.nr, t, want);
+	ret = cmp_ips("unwind_user()", trace.entries, trace.nr, t, want);
 	free(trace.entries);
 	if (!ret)
 		return false;
 
+	t = &res->nofault;
+	n = other_mm ? min_t(unsigned int, t->nr, 1) : t->nr;
 	memset(&c, 0, sizeof(c));
 	c.max = max;
 	walk_registry_reset();
