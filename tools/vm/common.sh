@@ -36,3 +36,25 @@ vm_arch() {
 vm_need_pkgs() {
 	"$VM_REPO/tools/deps" "$@" || exit 1
 }
+
+# Console lines that mean the kernel had a problem (a Perl regex for the x
+# flag, so its spaces are escaped): tools/vm-run and tools/vm/system-run
+# fail the run on any.  No "general protection fault": the kernel's own is
+# an "Oops: general protection fault" line, and the bare words also end
+# the "traps:" line a user program's fault prints, which is no splat.
+VM_PROBLEM_RE='Kernel\ panic\ -\ not\ syncing|\bOops\b|\bBUG:|kernel\ BUG\ at|
+	\bWARNING:|Unable\ to\ handle\ kernel|Internal\ error:|
+	\bUBSAN:|detected\ stall|
+	INFO:\ task\ .*\ blocked\ for\ more\ than|
+	possible\ recursive\ locking|inconsistent\ lock\ state|
+	suspicious\ RCU\ usage|stack\ overflow|stack-protector'
+
+# vm_problems LOG: print the first 5 problem lines of a console log
+# (tools/vm-run's own @@SFVM frames left out).
+vm_problems() {
+	VM_PROBLEM_RE=$VM_PROBLEM_RE perl -ne '
+		BEGIN { $re = qr/$ENV{VM_PROBLEM_RE}/x; $n = 0 }
+		next if /^\@\@SFVM /;
+		if ($_ =~ $re && $n++ < 5) { chomp; print "$_\n" }
+	' "$1"
+}
