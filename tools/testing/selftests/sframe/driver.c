@@ -150,6 +150,7 @@ static const struct sf_test sf_tests[] = {
 	SF_PERF_TOOL("perf-tool-defer", "defer", "sf-perf"),
 	SF_PERF_TOOL("perf-tool-fp-no-sframe", "fp", "sf-perf-nosf", "--no-sframe"),
 #if defined(__aarch64__)
+	SF_PERF_TOOL("perf-tool-event", "event", "sf-perf"),
 	SF_PERF_TOOL_PATCHED("perf-tool-fp-patched", "fp", "sf-perf"),
 #endif
 	SF_PERF_DWARF("sqlite3-perf-sync", "sync"),

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sf-perf-tool [--patched] DIR fp|defer PROGRAM [ARG...]: Debian's own perf,
- * unchanged (or, with --patched, perf built from this series' tree by
- * tools/vm/build-perf), samples PROGRAM (sf-perf --work MS: its two chains of calls, one
- * through a linked library, one through a dlopen-ed one, built -O2
- * -fomit-frame-pointer), with
+ * sf-perf-tool [--patched] DIR fp|defer|event PROGRAM [ARG...]: Debian's
+ * own perf, unchanged (with --patched, perf built from this series' tree
+ * by tools/vm/build-perf), samples PROGRAM (sf-perf --work MS: its two
+ * chains of calls, one through a linked library, one through a dlopen-ed
+ * one, built -O2 -fomit-frame-pointer), with
  *
  *   fp     perf record --call-graph fp          (user callchains taken in
  *                                                the timer interrupt; what
@@ -12,6 +12,10 @@
  *                                                where it means dwarf)
  *   defer  perf record --call-graph fp,defer    (Linux 6.19's deferred
  *                                                callchains, stitched by perf)
+ *   event  perf record -e cpu-clock/call-graph=fp/u
+ *                                               (the call graph asked for by
+ *                                                the event alone: perf then
+ *                                                samples no user registers)
  *
  * then reads `perf script`: every sample whose first frame is one of the
  * chains' functions must go on exact to main, all of >= 1,000 samples
@@ -43,7 +47,7 @@
 #define TOOL_ARGS	32
 
 /* perf record: its output only shown when it fails */
-static bool tool_record(bool defer, char **prog)
+static bool tool_record(bool defer, bool event, char **prog)
 {
 	/* 1 kHz of CPU time (see SF_PERF_TOOL in driver.c) */
 	const char *args[TOOL_ARGS] = {
@@ -55,8 +59,12 @@ static bool tool_record(bool defer, char **prog)
 	FILE *f;
 	pid_t pid;
 
-	args[n++] = "--call-graph";
-	args[n++] = defer ? "fp,defer" : "fp";
+	if (event) {
+		args[4] = "cpu-clock/call-graph=fp/u";
+	} else {
+		args[n++] = "--call-graph";
+		args[n++] = defer ? "fp,defer" : "fp";
+	}
 	args[n++] = "--";
 	while (*prog && n < TOOL_ARGS - 1)
 		args[n++] = *prog++;
@@ -132,10 +140,11 @@ static void tool_sample(struct tool_tally *t, const char *const *names,
  * once, and counted apart as a known failure of the tool: a user of that
  * perf sees the caller twice.  Debian's perf must show it (the category
  * names a defect that is there), perf built with the series' fix to
- * machine.c (--patched) must not.  With fp,defer perf adds nothing (the
- * stitched user part follows PERF_CONTEXT_USER_DEFERRED, not the
- * PERF_CONTEXT_USER the fixup looks for), and there every sample must be
- * exact as perf prints it.
+ * machine.c (--patched) must not.  With fp,defer perf adds nothing (in
+ * the stitched chain the user part follows PERF_CONTEXT_USER_DEFERRED,
+ * not the PERF_CONTEXT_USER the fixup looks for), nor in event mode (no
+ * link register sampled), and there every sample must be exact as perf
+ * prints it.
  */
 #if defined(__aarch64__)
 #define TOOL_LEAF_FIXUP		1
@@ -252,17 +261,19 @@ int main(int argc, char **argv)
 		{ .chain = sf_perf_linked_chain, .name = "linked" },
 		{ .chain = sf_perf_dl_chain, .name = "dlopen" },
 	};
-	bool defer, no_sframe, patched;
+	bool defer, event, no_sframe, patched;
 	unsigned int i, records;
 
 	patched = argc > 1 && !strcmp(argv[1], "--patched");
 	argc -= patched;
 	argv += patched;
 	if (!SF_CHECK(argc >= 4,
-		      "usage: sf-perf-tool [--patched] DIR fp|defer PROGRAM [ARG...]"))
+		      "usage: sf-perf-tool [--patched] DIR fp|defer|event PROGRAM [ARG...]"))
 		sf_exit();
 	defer = !strcmp(argv[2], "defer");
-	if (!SF_CHECK(defer || !strcmp(argv[2], "fp"), "mode %s: fp or defer", argv[2]))
+	event = !strcmp(argv[2], "event");
+	if (!SF_CHECK(defer || event || !strcmp(argv[2], "fp"), "mode %s: fp, defer or event",
+		      argv[2]))
 		sf_exit();
 	no_sframe = !strcmp(argv[argc - 1], "--no-sframe");
 	if (!sf_tool_init(argv[1], "perf"))
@@ -272,7 +283,7 @@ int main(int argc, char **argv)
 				 argv[1]))
 		sf_exit();
 
-	if (!tool_record(defer, argv + 3))
+	if (!tool_record(defer, event, argv + 3))
 		sf_exit();
 	tool_script(t, no_sframe);
 	records = tool_deferred_records();
@@ -302,14 +313,14 @@ int main(int argc, char **argv)
 				t[i].as_shown);
 		/*
 		 * The tool's known failure is unpatched perf's in fp mode only;
-		 * it adds nothing to defer's
+		 * it adds nothing to defer's or event's
 		 */
-		if (defer || patched || !TOOL_LEAF_FIXUP)
+		if (defer || event || patched || !TOOL_LEAF_FIXUP)
 			SF_CHECK(t[i].as_shown == t[i].exact,
 				 "%s: %u of %u exact stacks shown with a frame twice", t[i].name,
 				 t[i].exact - t[i].as_shown, t[i].exact);
 	}
-	if (TOOL_LEAF_FIXUP && !defer && !patched) {
+	if (TOOL_LEAF_FIXUP && !defer && !event && !patched) {
 		/* Debian's perf: the category must name a defect that shows */
 		if (SF_CHECK(tool_leaf_twice, "no sample shown with its leaf's caller twice"))
 			sf_note("KNOWN FAILURE, perf %s: %u of %u samples shown with their leaf's caller twice (perf's arm64 leaf-frame fixup, fixed by patches/0030; issue 21 §2)",
