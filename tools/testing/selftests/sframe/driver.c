@@ -63,6 +63,14 @@ struct sf_test {
 #define SF_PERF_TOOL(name, mode, program, ...)					\
 	{ name, { "sf-perf-tool", "linux-perf", mode, program, "--work", "5000",	\
 		  ##__VA_ARGS__ }, { "linux-perf", program } }
+/*
+ * arm64: the same with perf built from the series' tree (tools/vm/build-perf,
+ * directory perf-patched), whose leaf-frame fixup no longer adds the leaf's
+ * caller a second time: every sample must be exact as perf shows it.
+ */
+#define SF_PERF_TOOL_PATCHED(name, mode, program)				\
+	{ name, { "sf-perf-tool", "--patched", "perf-patched", mode, program,	\
+		  "--work", "5000" }, { "perf-patched", program } }
 
 /*
  * sqlite3 (tools/toolchain/build-sqlite3) sampled, its stacks by SFrame
@@ -141,6 +149,10 @@ static const struct sf_test sf_tests[] = {
 	SF_PERF_TOOL("perf-tool-fp", "fp", "sf-perf"),
 	SF_PERF_TOOL("perf-tool-defer", "defer", "sf-perf"),
 	SF_PERF_TOOL("perf-tool-fp-no-sframe", "fp", "sf-perf-nosf", "--no-sframe"),
+#if defined(__aarch64__)
+	SF_PERF_TOOL("perf-tool-event", "event", "sf-perf"),
+	SF_PERF_TOOL_PATCHED("perf-tool-fp-patched", "fp", "sf-perf"),
+#endif
 	SF_PERF_DWARF("sqlite3-perf-sync", "sync"),
 	SF_PERF_DWARF("sqlite3-perf-defer", "defer"),
 	SF_PERF_DWARF("sqlite3-bpf", "bpf"),
@@ -195,6 +207,7 @@ static const struct {
 	const char *name, *from;
 } sf_sources[] = {
 	{ "linux-perf",	"Debian's perf, as run's tools/vm/guest-tool unpacks it" },
+	{ "perf-patched", "perf built from the patched tree by run's tools/vm/build-perf" },
 	{ "bpftrace",	"Debian's bpftrace, as run's tools/vm/guest-tool unpacks it" },
 	{ "debian-sqlite3", "Debian's sqlite3, as run's tools/vm/guest-tool unpacks it" },
 	{ "sqlite3",	"sqlite3 built with SFrame (tools/toolchain/build-sqlite3)" },
