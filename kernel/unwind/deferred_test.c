@@ -203,8 +203,11 @@ static DEFINE_MUTEX(udt_exec_lock);
 static struct {
 	struct task_struct	*task;	/* while its write() runs */
 	bool			ask_again;
-	int			request[3];
-	u64			cookie[2];
+	int			request_before;
+	int			request_in_callback;
+	int			request_after;
+	u64			cookie_before;
+	u64			cookie_after;
 	unsigned int		calls;
 	u64			callback_cookie[2];
 } udt_exec;
@@ -223,7 +226,8 @@ static void udt_exec_callback(struct unwind_work *work,
 	/* A sample taken while the callback runs asks again. */
 	if (udt_exec.ask_again) {
 		udt_exec.ask_again = false;
-		udt_exec.request[1] = unwind_deferred_request(&udt_exec_work, &again);
+		udt_exec.request_in_callback = unwind_deferred_request(&udt_exec_work,
+								       &again);
 	}
 }
 
@@ -231,8 +235,9 @@ static int udt_exec_show(struct seq_file *m, void *v)
 {
 	guard(mutex)(&udt_exec_lock);
 	seq_printf(m, "requests %d %d %d cookies %llx %llx callbacks %u %llx %llx\n",
-		   udt_exec.request[0], udt_exec.request[1], udt_exec.request[2],
-		   udt_exec.cookie[0], udt_exec.cookie[1], udt_exec.calls,
+		   udt_exec.request_before, udt_exec.request_in_callback,
+		   udt_exec.request_after, udt_exec.cookie_before, udt_exec.cookie_after,
+		   udt_exec.calls,
 		   udt_exec.callback_cookie[0], udt_exec.callback_cookie[1]);
 	return 0;
 }
@@ -244,9 +249,11 @@ static ssize_t udt_exec_write(struct file *file, const char __user *buf,
 	memset(&udt_exec, 0, sizeof(udt_exec));
 	udt_exec.ask_again = true;
 	WRITE_ONCE(udt_exec.task, current);
-	udt_exec.request[0] = unwind_deferred_request(&udt_exec_work, &udt_exec.cookie[0]);
+	udt_exec.request_before = unwind_deferred_request(&udt_exec_work,
+							  &udt_exec.cookie_before);
 	unwind_deferred_task_exec(current);
-	udt_exec.request[2] = unwind_deferred_request(&udt_exec_work, &udt_exec.cookie[1]);
+	udt_exec.request_after = unwind_deferred_request(&udt_exec_work,
+							 &udt_exec.cookie_after);
 	WRITE_ONCE(udt_exec.task, NULL);
 	return count;
 }

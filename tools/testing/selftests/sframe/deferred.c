@@ -151,7 +151,7 @@ static void deferred_exec(void)
 	if (SF_CHECK(r2 == 0 && c2 && c2 != c1,
 		     "exec: the request after exec gave %d with cookie %llx (before: %llx)",
 		     r2, c2, c1))
-		sf_note("exec: the request made during the callback served before exec went on; after it, a new cookie");
+		sf_note("exec: the callback's request served before exec, then a new cookie");
 }
 
 int main(void)
