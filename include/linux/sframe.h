@@ -35,7 +35,6 @@ struct mm_struct;
  * @flags: SFRAME_F_* of the section.
  * @fixed_fp_off: header's fixed FP offset from the CFA, 0 if none.
  * @fixed_ra_off: header's fixed RA offset from the CFA, 0 if none.
- * @foreign_endian: stored in the other byte order (user space tools only).
  * @reason: why the last call failed, for a one-line diagnostic.
  */
 struct sframe_section {
@@ -58,7 +57,6 @@ struct sframe_section {
 	u8				flags;
 	s8				fixed_fp_off;
 	s8				fixed_ra_off;
-	bool				foreign_endian;
 	const char			*reason;
 };
 

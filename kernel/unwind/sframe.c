@@ -130,25 +130,6 @@ static __always_inline int sframe_reject(struct sframe_section *sec, int err,
 	return err;
 }
 
-/* Puts a value read from the section into host byte order. */
-static __always_inline void sframe_fix_order(const struct sframe_section *sec,
-					     void *value, unsigned int size)
-{
-	if (!SFRAME_READS_FOREIGN || !sec->foreign_endian)
-		return;
-	switch (size) {
-	case 2:
-		*(u16 *)value = swab16(*(u16 *)value);
-		break;
-	case 4:
-		*(u32 *)value = swab32(*(u32 *)value);
-		break;
-	case 8:
-		*(u64 *)value = swab64(*(u64 *)value);
-		break;
-	}
-}
-
 static __always_inline u32 sframe_u32(const struct sframe_section *sec, u32 value)
 {
 	sframe_fix_order(sec, &value, sizeof(value));
@@ -234,12 +215,12 @@ static int sframe_merge_header(struct sframe_section *sec,
 		sec->abi = hdr->abi_arch;
 		sec->fixed_fp_off = hdr->cfa_fixed_fp_offset;
 		sec->fixed_ra_off = hdr->cfa_fixed_ra_offset;
-		sec->foreign_endian = foreign;
+		sframe_set_foreign(sec, foreign);
 		return 0;
 	}
 	if (sec->version != hdr->preamble.version ||
 	    sec->abi != hdr->abi_arch ||
-	    sec->foreign_endian != foreign ||
+	    sframe_foreign(sec) != foreign ||
 	    sec->fixed_fp_off != hdr->cfa_fixed_fp_offset ||
 	    sec->fixed_ra_off != hdr->cfa_fixed_ra_offset ||
 	    (sec->flags ^ hdr->preamble.flags) & SFRAME_F_FDE_FUNC_START_PCREL)

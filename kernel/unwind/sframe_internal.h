@@ -26,8 +26,26 @@
 #include <kunit/visibility.h>
 #include <asm/unwind_user_sframe.h>
 
-/* A task only runs code of its own architecture and byte order. */
+/*
+ * A task only runs code of its own architecture and byte order, so the
+ * kernel reads values as they are.  The user-space build of this reader
+ * (tools/testing/sframe) reads either order: these are its hooks.
+ */
 #define SFRAME_READS_FOREIGN	0
+
+static inline bool sframe_foreign(const struct sframe_section *sec)
+{
+	return false;
+}
+
+static inline void sframe_set_foreign(struct sframe_section *sec, bool foreign)
+{
+}
+
+static __always_inline void sframe_fix_order(const struct sframe_section *sec,
+					     void *value, unsigned int size)
+{
+}
 
 static inline const char *sframe_abi_mismatch(u8 abi, bool foreign_endian)
 {

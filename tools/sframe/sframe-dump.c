@@ -99,7 +99,7 @@ static void dump_header(const struct sframe_loc *loc,
 
 	/* sframe_section_init() checked the first header is there. */
 	memcpy(&h, loc->bytes, sizeof(h));
-	if (sec->foreign_endian) {
+	if (sframe_foreign(sec)) {
 		h.num_fdes = swab32(h.num_fdes);
 		h.num_fres = swab32(h.num_fres);
 		h.fre_len = swab32(h.fre_len);
@@ -116,7 +116,7 @@ static void dump_header(const struct sframe_loc *loc,
 	       h.preamble.flags & SFRAME_F_FDE_FUNC_START_PCREL ?
 	       " FDE_FUNC_START_PCREL" : "");
 	printf("  abi: %u (%s)%s\n", sec->abi, abi_name(sec->abi),
-	       sec->foreign_endian ? ", foreign byte order" : "");
+	       sframe_foreign(sec) ? ", foreign byte order" : "");
 	printf("  cfa_fixed_fp_offset: %d\n", sec->fixed_fp_off);
 	printf("  cfa_fixed_ra_offset: %d\n", sec->fixed_ra_off);
 	printf("  auxhdr_len: %u\n", h.auxhdr_len);

@@ -600,8 +600,8 @@ static void test_s390(void)
 		expect(&c, 0x3010, F(R_FP(320), R_AT(-48), R_AT(-72)));
 		expect(&c, 0x303f, F(R_FP(320), R_AT(-48), R_AT(-72)));
 		expect_counts(&c, 1, 0, 0, 0);
-		CHECK(c.sec.abi == SFRAME_ABI_S390X_ENDIAN_BIG && c.sec.foreign_endian,
-		      "abi %u foreign %d", c.sec.abi, c.sec.foreign_endian);
+		CHECK(c.sec.abi == SFRAME_ABI_S390X_ENDIAN_BIG && sframe_foreign(&c.sec),
+		      "abi %u foreign %d", c.sec.abi, sframe_foreign(&c.sec));
 	}
 	conv_free(&c);
 

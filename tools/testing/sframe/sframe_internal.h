@@ -76,6 +76,44 @@
 #define SFRAME_READS_FOREIGN	1
 #endif
 
+/*
+ * Which byte order a section is stored in: the kernel's struct has no
+ * field for what only tools read.  Bit 7 of @flags marks the other
+ * order; no SFrame version defines that bit, and the preamble check
+ * rejects a header that sets it, so it never comes from the section.
+ */
+#define SFRAME_SHIM_F_FOREIGN	0x80
+
+static inline bool sframe_foreign(const struct sframe_section *sec)
+{
+	return SFRAME_READS_FOREIGN && (sec->flags & SFRAME_SHIM_F_FOREIGN);
+}
+
+static inline void sframe_set_foreign(struct sframe_section *sec, bool foreign)
+{
+	sec->flags = (sec->flags & ~SFRAME_SHIM_F_FOREIGN) |
+		     (foreign ? SFRAME_SHIM_F_FOREIGN : 0);
+}
+
+/* Puts a value read from the section into host byte order. */
+static __always_inline void sframe_fix_order(const struct sframe_section *sec, void *value,
+					     unsigned int size)
+{
+	if (!sframe_foreign(sec))
+		return;
+	switch (size) {
+	case 2:
+		*(u16 *)value = swab16(*(u16 *)value);
+		break;
+	case 4:
+		*(u32 *)value = swab32(*(u32 *)value);
+		break;
+	case 8:
+		*(u64 *)value = swab64(*(u64 *)value);
+		break;
+	}
+}
+
 #define SFRAME_UMEM_MAX_REGIONS	4
 
 /**
