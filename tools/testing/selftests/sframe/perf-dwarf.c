@@ -31,8 +31,10 @@
  * Samples whose DWARF stack is not whole are left out, by what DWARF, time
  * and the sample's PC say, never by the SFrame stack under test: before the
  * first sample whose PC is in the program's text (ld.so's start-up, and
- * the module converting), at a PC in the program's PLT, and the rest,
- * where DWARF itself stops short.  On arm64, whose PLT has no CFI, a PLT
+ * the module converting), at a PC in the program's PLT, at a PC no
+ * FDE of its file describes (there both stacks are guesses: glibc's
+ * _init and _fini have no CFI), and the rest, where DWARF itself stops
+ * short.  On arm64, whose PLT has no CFI, a PLT
  * sample is left out whatever DWARF gives: that stack is libdw's
  * frame-record fallback, not CFI's.  Each is printed with its share of the
  * samples, and each has its bound (DW_MAX_*_PERMILLE).
@@ -57,6 +59,7 @@
 #define _GNU_SOURCE
 #include <asm/perf_regs.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,6 +71,7 @@
 #include <unistd.h>
 
 #include "sf_bpf.h"
+#include "sf_ehframe.h"
 #include "sf_perf.h"
 #include "sf_tool.h"
 #include "sframe_test.h"
@@ -99,7 +103,10 @@
  * x86_64 and arm64 guests) takes before the program's first instruction:
  * 15%.  PLT stubs are decided by the PC: on arm64 sqlite3 spends 3-5% of
  * its time in them, elsewhere DWARF unwinds them and none is left out:
- * 10%.  Stacks DWARF stops short of main and _start at any other PC are
+ * 10%.  Code no CFI describes is decided by the PC and its file's
+ * .eh_frame: glibc's _fini, three instructions run once at exit, is
+ * where it was seen (x86_64, one sample in thousands): 1%.  Stacks DWARF
+ * stops short of main and _start at any other PC are
  * the reference's own failures, as are those perf still cuts at a signed
  * return address after stripping (arm64): none seen in most runs, 1%
  * each.  Under the module, samples through its own code after the
@@ -108,6 +115,7 @@
 #define DW_MAX_STARTUP_PERMILLE	150
 #define DW_MAX_PLT_PERMILLE	100
 #define DW_MAX_SHORT_PERMILLE	10
+#define DW_MAX_NO_CFI_PERMILLE	10
 #define DW_MAX_CUT_PERMILLE	10
 #define DW_MAX_MODULE_PERMILLE	10
 
@@ -155,11 +163,17 @@ static bool dw_registered_libc;
 static uint64_t dw_entry;
 /* ... and of its .plt, whose stubs have no CFI on arm64 */
 static uint64_t dw_plt_lo, dw_plt_hi;
+/* ... and of its .fini: glibc's _fini, which no CFI describes */
+static uint64_t dw_fini_lo, dw_fini_hi;
 /*
  * The child's executable mappings, from the run's PERF_RECORD_MMAP2s
  * (mmap_data is off: they are all of them), PROGRAM's text among them.
  */
-static struct { uint64_t lo, hi; } dw_maps[DW_MAPS];
+static struct {
+	uint64_t	lo, hi, pgoff;
+	char		path[256];
+	int		fd;	/* the file, once a PC in it was asked about */
+} dw_maps[DW_MAPS];
 static unsigned int dw_nmaps;
 static uint64_t dw_text_lo, dw_text_hi;
 /* The time of the run's first sample at a PC in PROGRAM's text */
@@ -267,11 +281,48 @@ static void dw_mmap(const uint64_t *rec)
 		return;
 	dw_maps[dw_nmaps].lo = rec[2];
 	dw_maps[dw_nmaps].hi = rec[2] + rec[3];
+	dw_maps[dw_nmaps].pgoff = rec[4];
+	snprintf(dw_maps[dw_nmaps].path, sizeof(dw_maps[0].path), "%.*s",
+		 (int)(hdr->size - 72), name);
+	dw_maps[dw_nmaps].fd = -1;
 	if (!strncmp(name, dw_program, hdr->size - 72) && !dw_text_hi) {
 		dw_text_lo = rec[2];
 		dw_text_hi = rec[2] + rec[3];
 	}
 	dw_nmaps++;
+}
+
+/* The run's mappings are gone: the next run has its own */
+static void dw_forget_maps(void)
+{
+	while (dw_nmaps)
+		if (dw_maps[--dw_nmaps].fd >= 0)
+			close(dw_maps[dw_nmaps].fd);
+}
+
+/*
+ * @pc lies in code no FDE of its file's .eh_frame describes: glibc's
+ * _init and _fini (crti.o and crtn.o have no CFI), arm64's PLT.  Told
+ * from the file alone; false where that cannot be told (the vDSO, a
+ * file without .eh_frame_hdr).
+ */
+static int dw_cfi_at(uint64_t pc)
+{
+	unsigned int i;
+
+	for (i = 0; i < dw_nmaps; i++) {
+		if (pc < dw_maps[i].lo || pc >= dw_maps[i].hi || dw_maps[i].path[0] != '/')
+			continue;
+		if (dw_maps[i].fd < 0)
+			dw_maps[i].fd = open(dw_maps[i].path, O_RDONLY | O_CLOEXEC);
+		return sf_ehframe_covers(dw_maps[i].fd, pc - dw_maps[i].lo + dw_maps[i].pgoff);
+	}
+	return -1;
+}
+
+static bool dw_without_cfi(uint64_t pc)
+{
+	return !dw_cfi_at(pc);
 }
 
 #if defined(__aarch64__)
@@ -508,6 +559,8 @@ struct dw_tally {
 	/* Left out, DWARF's stack not whole: */
 	unsigned int	startup;	/* before the program's first PC */
 	unsigned int	plt;		/* at a PC in the program's PLT */
+	unsigned int	no_cfi;		/* at a PC no FDE describes */
+	unsigned int	no_cfi_alike;	/* of @no_cfi, the two guesses agree */
 	unsigned int	short_;		/* DWARF stopped short all the same */
 	unsigned int	module;		/* through the audit module's own code */
 };
@@ -606,6 +659,20 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	 */
 	if ((main_at == nd || !DW_PLT_HAS_CFI) && s->pc >= dw_plt_lo && s->pc < dw_plt_hi) {
 		t->plt++;
+		return;
+	}
+	/*
+	 * At a PC no CFI describes, both stacks are guesses: SFrame's walker
+	 * falls back on the frame pointer, libdw on its own rules.  Left out
+	 * by the PC and its file's .eh_frame, whatever either stack holds;
+	 * one where the two differ is shown.
+	 */
+	if (dw_without_cfi(s->pc)) {
+		exact = main_at < nd && dw_exact(s, d, main_at + 1, &adjusted);
+		t->no_cfi++;
+		t->no_cfi_alike += exact;
+		if (!exact && t->no_cfi - t->no_cfi_alike == 1)
+			dw_show(s, d, nd);
 		return;
 	}
 	/*
@@ -852,12 +919,13 @@ static void dw_proc_sframe(pid_t pid)
 		dw_registered = n;
 }
 
-/* Where @file's .plt is, shifted by @bias; 0 and 0 if it has none */
-static void dw_plt_of(FILE *f, const Elf64_Ehdr *eh, uint64_t bias)
+/* Where @file's section @want is, shifted by @bias; *@lo and *@hi stay if it has none */
+static void dw_section_of(FILE *f, const Elf64_Ehdr *eh, uint64_t bias, const char *want,
+			  uint64_t *lo, uint64_t *hi)
 {
 	Elf64_Shdr sh, str;
 	unsigned int i;
-	char name[5];
+	char name[8];
 
 	if (eh->e_shentsize != sizeof(sh) || eh->e_shstrndx >= eh->e_shnum ||
 	    fseek(f, eh->e_shoff + (uint64_t)eh->e_shstrndx * sizeof(sh), SEEK_SET) ||
@@ -867,18 +935,18 @@ static void dw_plt_of(FILE *f, const Elf64_Ehdr *eh, uint64_t bias)
 		if (fseek(f, eh->e_shoff + (uint64_t)i * sizeof(sh), SEEK_SET) ||
 		    fread(&sh, sizeof(sh), 1, f) != 1 ||
 		    fseek(f, str.sh_offset + sh.sh_name, SEEK_SET) ||
-		    fread(name, sizeof(name), 1, f) != 1)
+		    fread(name, strlen(want) + 1, 1, f) != 1)
 			return;
-		if (!memcmp(name, ".plt", sizeof(name))) {
-			dw_plt_lo = sh.sh_addr + bias;
-			dw_plt_hi = dw_plt_lo + sh.sh_size;
+		if (!memcmp(name, want, strlen(want) + 1)) {
+			*lo = sh.sh_addr + bias;
+			*hi = *lo + sh.sh_size;
 			return;
 		}
 	}
 }
 
 /*
- * Where PROGRAM's entry and .plt are in the running child, from
+ * Where PROGRAM's entry, .plt and .fini are in the running child, from
  * its ELF headers and the mapping of the file's first page
  */
 static void dw_program_layout(pid_t pid)
@@ -900,7 +968,8 @@ static void dw_program_layout(pid_t pid)
 		    !off && !strcmp(name, dw_program)) {
 			start = eh.e_type == ET_DYN ? start : 0;
 			dw_entry = eh.e_entry + start;
-			dw_plt_of(f, &eh, start);
+			dw_section_of(f, &eh, start, ".plt", &dw_plt_lo, &dw_plt_hi);
+			dw_section_of(f, &eh, start, ".fini", &dw_fini_lo, &dw_fini_hi);
 			break;
 		}
 	}
@@ -1018,6 +1087,7 @@ int main(int argc, char **argv)
 		.wakeup_watermark = DW_RING_PAGES / 4 * 4096,
 	};
 	static char dw_audit_path[256];
+	char what[96];
 	struct dw_tally t = { 0 };
 	const char *mode;
 	unsigned int i, round, script, samples = 0, waiting = 0, left;
@@ -1061,16 +1131,29 @@ int main(int argc, char **argv)
 	for (round = 0; round < DW_ROUNDS && t.compared < DW_MIN_SAMPLES; round++) {
 		/* Each run has its own addresses */
 		dw_nsamples = 0;
-		dw_nmaps = 0;
+		dw_forget_maps();
 		dw_text_hi = 0;
 		dw_entry = 0;
 		dw_plt_hi = 0;
+		dw_fini_hi = 0;
 		dw_out = fopen(DW_DATA, "w");
 		if (!SF_CHECK(dw_out, "%s: %m", DW_DATA) || !dw_record(argv + 3, &attr))
 			sf_exit();
 		if (!SF_CHECK(dw_out && !fclose(dw_out), "%s: %m", DW_DATA))
 			sf_exit();
 		dw_out = NULL;
+		/*
+		 * The rule's reader of .eh_frame, on two known answers: _start
+		 * has CFI; glibc's _fini, the code the rule is for, has none.
+		 */
+		if (!round) {
+			SF_CHECK(dw_cfi_at(dw_entry) == 1,
+				 "no FDE found for %s's entry %#llx", dw_program,
+				 (unsigned long long)dw_entry);
+			SF_CHECK(dw_fini_hi && dw_cfi_at(dw_fini_lo) == 0,
+				 "%s: no .fini, or an FDE describes it (%#llx)", dw_program,
+				 (unsigned long long)dw_fini_lo);
+		}
 		for (i = 0; i < dw_nsamples; i++)
 			waiting += !dw_samples[i].have;
 		samples += dw_nsamples;
@@ -1091,7 +1174,7 @@ int main(int argc, char **argv)
 				attr.sample_period = DW_MIN_PERIOD_NS;
 		}
 	}
-	left = t.startup + t.plt + t.short_ + t.module;
+	left = t.startup + t.plt + t.no_cfi + t.short_ + t.module;
 	sf_note("%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u past the buffer), %u compared, %u through objects without SFrame (%u of them exact%s), %u to _start without main; %u left out:",
 		mode, dw_audit ? " under the audit module" : "", round,
 		(unsigned long long)attr.sample_period / 1000, samples, dw_lost,
@@ -1101,6 +1184,9 @@ int main(int argc, char **argv)
 		 t.script, DW_MAX_STARTUP_PERMILLE);
 	dw_bound(DW_PLT_HAS_CFI ? "at a PC in the program's PLT, DWARF short of main" :
 		 "at a PC in the program's PLT (no CFI)", t.plt, t.script, DW_MAX_PLT_PERMILLE);
+	snprintf(what, sizeof(what),
+		 "at a PC no FDE of its file describes (%u of them alike)", t.no_cfi_alike);
+	dw_bound(what, t.no_cfi, t.script, DW_MAX_NO_CFI_PERMILLE);
 	dw_bound("where DWARF's stack ends at neither main nor _start", t.short_, t.script,
 		 DW_MAX_SHORT_PERMILLE);
 	if (dw_audit)
