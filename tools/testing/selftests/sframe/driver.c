@@ -139,6 +139,8 @@ static const struct sf_test sf_tests[] = {
 	{ "perf",		{ "sf-perf" }, {} },
 	{ "perf-no-sframe",	{ "sf-perf-nosf", "--no-sframe" }, {} },
 	{ "perf-defer",		{ "sf-perf", "--defer" }, {} },
+	{ "perf-nocfi",		{ "sf-perf", "--nocfi" }, {} },
+	{ "perf-defer-nocfi",	{ "sf-perf", "--defer", "--nocfi" }, {} },
 	{ "vdso",		{ "sf-vdso" }, {} },
 	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" }, {} },
 	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" }, {} },

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sf-perf [--no-sframe] [--bpf | --defer | --work MS]: samples itself with perf_event_open()
- * (cpu-clock, user mode only, user callchains) while it spins in known
+ * sf-perf [--no-sframe] [--bpf | --defer | --work MS] [--nocfi]: samples
+ * itself with perf_event_open() (cpu-clock, user mode only, user
+ * callchains) while it spins in known
  * call chains, reads the samples from its ring buffer and checks each
  * callchain symbol by symbol, from the sampled function down to main:
  *
@@ -9,6 +10,10 @@
  *            linked library) > perf_c > perf_spin
  *   dlopen   main > perf_run > perf_round > perf_dl_a > dl_ustack_mid (a
  *            dlopen-ed library) > perf_c > perf_spin
+ *
+ *   no CFI   main > perf_run > perf_round > perf_nocfi_a > perf_nocfi_spin
+ *            (perf-nocfi.S: assembly without CFI, so no SFrame FDE), with
+ *            --nocfi, alone
  *
  * A sample may land in any of those functions; its callchain must then be
  * the rest of the chain to main.  At least 1,000 samples per chain, every
@@ -68,7 +73,7 @@ typedef long (*perf_mid)(perf_cb cb);
 
 long lib_ustack_mid(perf_cb cb);
 
-static bool perf_no_sframe, perf_bpf, perf_defer;
+static bool perf_no_sframe, perf_bpf, perf_defer, perf_nocfi;
 static unsigned int perf_work_ms;
 static int perf_fd = -1;
 static volatile unsigned long perf_sink;
@@ -89,6 +94,14 @@ SF_CHAIN_FN(perf_c, (void), perf_spin())
 SF_CHAIN_FN(perf_a, (perf_mid mid), mid(perf_c))
 
 SF_CHAIN_FN(perf_dl_a, (perf_mid mid), mid(perf_c))
+
+long perf_nocfi_spin(perf_mid unused);
+
+SF_CHAIN_FN(perf_nocfi_a, (perf_mid mid), perf_nocfi_spin(mid))
+
+static const char *const perf_nocfi_chain[] = {
+	"perf_nocfi_spin", "perf_nocfi_a", "perf_round", "perf_run", "main", NULL
+};
 
 /* Sampling is on only here, switched by this function's own syscalls. */
 __attribute__((noinline)) long perf_round(long (*a)(perf_mid), perf_mid mid)
@@ -359,6 +372,7 @@ int main(int argc, char **argv)
 {
 	struct perf_tally t_linked = { .name = "linked", .chain = sf_perf_linked_chain };
 	struct perf_tally t_dl = { .name = "dlopen", .chain = sf_perf_dl_chain };
+	struct perf_tally t_nocfi = { .name = "no CFI", .chain = perf_nocfi_chain };
 	const char *lib = "libsf-ustack-dl.so";
 	perf_mid dl_mid;
 	void *h;
@@ -367,10 +381,15 @@ int main(int argc, char **argv)
 		perf_no_sframe |= !strcmp(argv[1], "--no-sframe");
 		perf_bpf |= !strcmp(argv[1], "--bpf");
 		perf_defer |= !strcmp(argv[1], "--defer");
+		perf_nocfi |= !strcmp(argv[1], "--nocfi");
 		if (!strcmp(argv[1], "--work") && argc > 2) {
 			perf_work_ms = atoi(argv[2]);
 			argc--, argv++;
 		}
+	}
+	if (perf_nocfi) {
+		perf_run(&t_nocfi, perf_nocfi_a, NULL);
+		sf_exit();
 	}
 	if (perf_no_sframe)
 		lib = "libsf-ustack-dl-nosf.so";
