@@ -32,9 +32,9 @@
  * and the sample's PC say, never by the SFrame stack under test: before the
  * first sample whose PC is in the program's text (ld.so's start-up, and
  * the module converting), at a PC in the program's PLT, at a PC no
- * FDE of its file describes (there both stacks are guesses: glibc's
- * _init and _fini have no CFI), and the rest, where DWARF itself stops
- * short.  On arm64, whose PLT has no CFI, a PLT
+ * FDE of its file describes (DWARF has no CFI there and libdw guesses by
+ * the frame pointer: glibc's _init and _fini have none), and the rest,
+ * where DWARF itself stops short.  On arm64, whose PLT has no CFI, a PLT
  * sample is left out whatever DWARF gives: that stack is libdw's
  * frame-record fallback, not CFI's.  Each is printed with its share of the
  * samples, and each has its bound (DW_MAX_*_PERMILLE).
@@ -105,7 +105,8 @@
  * its time in them, elsewhere DWARF unwinds them and none is left out:
  * 10%.  Code no CFI describes is decided by the PC and its file's
  * .eh_frame: glibc's _fini, three instructions run once at exit, is
- * where it was seen (x86_64, one sample in thousands): 1%.  Stacks DWARF
+ * where it was seen (x86_64, one sample in thousands, where libdw's
+ * frame-pointer guess left out ld.so's _dl_fini): 1%.  Stacks DWARF
  * stops short of main and _start at any other PC are
  * the reference's own failures, as are those perf still cuts at a signed
  * return address after stripping (arm64): none seen in most runs, 1%
@@ -662,10 +663,14 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		return;
 	}
 	/*
-	 * At a PC no CFI describes, both stacks are guesses: SFrame's walker
-	 * falls back on the frame pointer, libdw on its own rules.  Left out
-	 * by the PC and its file's .eh_frame, whatever either stack holds;
-	 * one where the two differ is shown.
+	 * At a PC no CFI describes DWARF has nothing to go by: libdw falls
+	 * back on the frame pointer, which at a function's first
+	 * instructions skips the caller (glibc's _fini, tail-called from
+	 * ld.so's _dl_fini, whose frame pointer leads past it).  SFrame's
+	 * walker takes the caller from where the call left it, right until
+	 * the stack pointer moves.  Left out by the PC and its file's
+	 * .eh_frame, whatever either stack holds; counted with how many
+	 * agree, and the first that differs shown.
 	 */
 	if (dw_without_cfi(s->pc)) {
 		exact = main_at < nd && dw_exact(s, d, main_at + 1, &adjusted);
