@@ -121,12 +121,7 @@ size_t sframe_section_cache_bytes(const struct sframe_section *sec);
 int sframe_section_cache_alloc(struct sframe_section *sec);
 int sframe_section_validate(struct sframe_section *sec);
 int sframe_find(struct sframe_section *sec, unsigned long ip,
-		struct unwind_user_frame *frame);
-int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
-			struct unwind_user_frame *frame, unsigned int *budget);
-int sframe_find_remote(struct sframe_section *sec, struct mm_struct *mm,
-		       unsigned long ip, struct unwind_user_frame *frame,
-		       unsigned int *budget);
+		struct unwind_user_frame *frame, struct unwind_user_ctx *ctx);
 int sframe_read_fde(struct sframe_section *sec, unsigned int n,
 		    struct sframe_fde *fde);
 int sframe_read_fre(struct sframe_section *sec, const struct sframe_fde *fde,

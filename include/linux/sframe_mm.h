@@ -14,6 +14,7 @@
 struct file;
 struct mm_struct;
 struct seq_file;
+struct unwind_user_ctx;
 struct unwind_user_frame;
 struct vm_area_struct;
 
@@ -33,13 +34,8 @@ void sframe_mprotect(struct vm_area_struct *vma, unsigned long start,
 int sframe_prctl(int option, unsigned long arg2, unsigned long arg3,
 		 unsigned long arg4, unsigned long arg5);
 bool sframe_mm_has_sections(struct mm_struct *mm);
-int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
-		  unsigned int *budget);
-int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
-			  unsigned int *budget);
-int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
-			 struct unwind_user_frame *frame, unsigned int *budget);
-bool sframe_ip_described(struct mm_struct *mm, unsigned long ip);
+int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
+		  struct unwind_user_frame *frame);
 int sframe_mm_show(struct seq_file *m, struct mm_struct *mm);
 
 extern const struct file_operations proc_pid_sframe_operations;
@@ -77,30 +73,10 @@ static inline bool sframe_mm_has_sections(struct mm_struct *mm)
 	return false;
 }
 
-static inline int sframe_lookup(unsigned long ip,
-				struct unwind_user_frame *frame,
-				unsigned int *budget)
+static inline int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
+				struct unwind_user_frame *frame)
 {
 	return -ENOENT;
-}
-
-static inline int sframe_lookup_nofault(unsigned long ip,
-					struct unwind_user_frame *frame,
-					unsigned int *budget)
-{
-	return -ENOENT;
-}
-
-static inline int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
-				       struct unwind_user_frame *frame,
-				       unsigned int *budget)
-{
-	return -ENOENT;
-}
-
-static inline bool sframe_ip_described(struct mm_struct *mm, unsigned long ip)
-{
-	return false;
 }
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */

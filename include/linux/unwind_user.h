@@ -52,16 +52,13 @@ struct task_struct;
  *	describe (topmost); NULL after.
  * @task: the task whose stack is walked, for registers an arch keeps
  *	outside @regs.
- * @mm: the address space of another task's stack, read with
- *	access_remote_vm(); NULL when the walk reads the current task's own.
+ * @ctx: whose memory the walk reads and how, and the SFrame rows it may
+ *	still read (past them, frames are stepped by the other methods).
  * @ws: word size of the task (4 for compat tasks, which have no SFrame).
- * @fre_budget: SFrame rows the walk may still read; past it, frames are
- *	stepped by the other methods.
  * @current_type: how the current frame was found; UNWIND_USER_TYPE_NONE
  *	for the topmost frame.
  * @available_types: the methods this walk may use.
  * @ra_known: @ra holds the current frame's return address register.
- * @nofault: user memory is read with page faults disabled.
  * @topmost: the current frame is the one the registers describe.
  * @done: the walk is over (@error says whether it ended cleanly).
  * @error: the walk ended because no method could find a caller.
@@ -75,13 +72,11 @@ struct unwind_user_state {
 	unsigned long		stack_low;
 	struct pt_regs		*regs;
 	struct task_struct	*task;
-	struct mm_struct	*mm;
+	struct unwind_user_ctx	ctx;
 	unsigned int		ws;
-	unsigned int		fre_budget;
 	enum unwind_user_type	current_type;
 	unsigned int		available_types;
 	bool			ra_known;
-	bool			nofault;
 	bool			topmost;
 	bool			done;
 	bool			error;

@@ -5,6 +5,8 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 
+struct mm_struct;
+
 /**
  * enum unwind_user_base - what a recovery rule adds its offset to
  * @UNWIND_USER_BASE_SAME: no rule in this frame: the value is still in the
@@ -58,6 +60,25 @@ struct unwind_user_frame {
 	bool			signal;
 	bool			ra_signed;
 	u8			pauth_key;
+};
+
+/**
+ * struct unwind_user_ctx - whose memory a walk reads, and how; the same for
+ *	the SFrame lookups it makes
+ * @mm: the address space of another task's stack (/proc/<pid>/ustack),
+ *	read with access_remote_vm(): pages are faulted in, and a range a
+ *	userfaultfd watches fails rather than waits.  NULL when the walk
+ *	reads the current task's own.
+ * @budget: SFrame rows the walk's lookups may still read; each lookup
+ *	takes off those it read.  A function may have 65,535 rows, read in
+ *	order: a walk that cannot take that long (NMI) shares a small budget.
+ * @nofault: page faults are disabled (IRQ, NMI): a lookup takes no
+ *	reference, allocates nothing, and drops no section it finds bad.
+ */
+struct unwind_user_ctx {
+	struct mm_struct	*mm;
+	unsigned int		budget;
+	bool			nofault;
 };
 
 /*

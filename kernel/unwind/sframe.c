@@ -1420,7 +1420,7 @@ static __always_inline void sframe_cache_put(const struct sframe_section *sec,
 
 /*
  * A lookup the rule cache could not answer: the index, then user memory.
- * @ip is in the section's text (__sframe_find() checked).  Five arguments,
+ * @ip is in the section's text (sframe_find() checked).  Five arguments,
  * the most s390x passes in registers: more would go on the stack of every
  * caller, below an NMI's walk.  So the cache is found again, not passed.
  */
@@ -1470,77 +1470,11 @@ static noinline int sframe_find_uncached(struct sframe_section *sec,
 			return ret;
 	}
 	ret = sframe_decode(sec, &fde, &raw, frame);
-	/* Pairs with sframe_section_cache_alloc(), as in __sframe_find() */
+	/* Pairs with sframe_section_cache_alloc(), as in sframe_find() */
 	cache = smp_load_acquire(&sec->cache);
 	if (!ret && cache)
 		sframe_cache_put(sec, cache, off + 1, frame);
 	return ret;
-}
-
-/*
- * Inlined in its two callers, so that an NMI's lookup goes from the cache
- * test straight to sframe_find_uncached(): one frame fewer on its stack.
- */
-static __always_inline int __sframe_find(struct sframe_section *sec,
-					 struct mm_struct *mm, unsigned long ip,
-					 struct unwind_user_frame *frame,
-					 unsigned int *budget)
-{
-	/* Pairs with sframe_section_cache_alloc(): zeroed entries, cache_sets */
-	struct sframe_cache_entry *cache = smp_load_acquire(&sec->cache);
-	unsigned long off = ip - sec->text_start;
-
-	/* Below the text, @off wrapped around: one test for both ends */
-	if (off >= sec->text_end - sec->text_start || off >= U32_MAX)
-		return sframe_reject(sec, -ENOENT, "address outside the text range");
-	if (cache && sframe_cache_get(sec, cache, off + 1, frame))
-		return 0;
-	return sframe_find_uncached(sec, mm, ip, frame, budget);
-}
-
-/**
- * sframe_find_bounded() - the frame rules of a user address, reading at
- *	most a given number of FREs
- * @sec: a section prepared by sframe_section_init().
- * @ip: the user address.
- * @frame: filled with the rules of the FRE that covers @ip.
- * @budget: FREs the lookup may still read; decremented by those it reads.
- *
- * A function may have 65,535 FREs, read in order: callers that cannot
- * take that long (NMI) share one budget among the lookups of a walk.
- *
- * Context: As sframe_find().
- * Return: as sframe_find(); -E2BIG when @budget ran out first, which says
- *	nothing about the section.
- */
-int sframe_find_bounded(struct sframe_section *sec, unsigned long ip,
-			struct unwind_user_frame *frame, unsigned int *budget)
-{
-	return __sframe_find(sec, NULL, ip, frame, budget);
-}
-EXPORT_SYMBOL_IF_KUNIT(sframe_find_bounded);
-
-/**
- * sframe_find_remote() - sframe_find_bounded() for a section of another
- *	address space
- * @sec: a section of @mm prepared by sframe_section_init().
- * @mm: the address space the section lives in; the caller holds it.
- * @ip: the user address.
- * @frame: filled with the rules of the FRE that covers @ip.
- * @budget: FREs the lookup may still read; decremented by those it reads.
- *
- * The section is read with access_remote_vm(), as /proc/<pid>/mem reads:
- * pages are faulted in, and a range a userfaultfd watches reads as -EFAULT
- * rather than waiting for the task that serves it.
- *
- * Context: Process context; may fault and sleep.
- * Return: as sframe_find_bounded().
- */
-int sframe_find_remote(struct sframe_section *sec, struct mm_struct *mm,
-		       unsigned long ip, struct unwind_user_frame *frame,
-		       unsigned int *budget)
-{
-	return __sframe_find(sec, mm, ip, frame, budget);
 }
 
 /**
@@ -1548,20 +1482,42 @@ int sframe_find_remote(struct sframe_section *sec, struct mm_struct *mm,
  * @sec: a section prepared by sframe_section_init().
  * @ip: the user address.
  * @frame: filled with the rules of the FRE that covers @ip.
+ * @ctx: the walk the lookup serves: the address space the section lives
+ *	in (@ctx->mm; NULL for the current task's) and the FREs it may still
+ *	read (@ctx->budget, decremented by those it reads).  NULL for the
+ *	current task's, with no bound (tools, validation, tests).
+ *
+ * A function may have 65,535 FREs, read in order: a walk that cannot take
+ * that long (NMI) shares one budget among its lookups.  Another task's
+ * section is read with access_remote_vm(), as /proc/<pid>/mem reads: pages
+ * are faulted in, and a range a userfaultfd watches reads as -EFAULT
+ * rather than waiting for the task that serves it.
  *
  * Context: Any context where the section's user memory may be read; with
  *	page faults disabled a page that is not resident reads as -EFAULT.
+ *	With @ctx->mm, process context that may fault and sleep.
  * Return: 0 on success; -ENOENT if no FRE of the section covers @ip;
  *	-EINVAL if the part of the section it read is malformed; -EOPNOTSUPP
  *	for an FDE of a kind this kernel does not read; -EFAULT if the
- *	section cannot be read.
+ *	section cannot be read; -E2BIG when the budget ran out first, which
+ *	says nothing about the section.
  */
 int sframe_find(struct sframe_section *sec, unsigned long ip,
-		struct unwind_user_frame *frame)
+		struct unwind_user_frame *frame, struct unwind_user_ctx *ctx)
 {
-	unsigned int budget = UINT_MAX;
+	/* Pairs with sframe_section_cache_alloc(): zeroed entries, cache_sets */
+	struct sframe_cache_entry *cache = smp_load_acquire(&sec->cache);
+	unsigned long off = ip - sec->text_start;
+	unsigned int unbounded = UINT_MAX;
 
-	return sframe_find_bounded(sec, ip, frame, &budget);
+	/* Below the text, @off wrapped around: one test for both ends */
+	if (off >= sec->text_end - sec->text_start || off >= U32_MAX)
+		return sframe_reject(sec, -ENOENT, "address outside the text range");
+	/* An NMI's lookup goes from the cache test straight to the search */
+	if (cache && sframe_cache_get(sec, cache, off + 1, frame))
+		return 0;
+	return sframe_find_uncached(sec, ctx ? ctx->mm : NULL, ip, frame,
+				    ctx ? &ctx->budget : &unbounded);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_find);
 

@@ -1066,61 +1066,26 @@ static void sframe_want_cache(struct sframe_entry *e, bool may_sleep)
 		sframe_entry_put(e);
 }
 
-/**
- * sframe_lookup() - the frame rules at a user address of the current task
- * @ip: the address.
- * @frame: where to store the rules.
- * @budget: FREs the lookup may read, decremented (sframe_find_bounded()).
- *
- * A section found malformed is dropped for this process, with one
- * rate-limited message naming it.  One that cannot be read is not: the
- * page may have gone with a racing munmap(), which removes the section
- * anyway, or be back at the next lookup.
- *
- * Context: Process context; may fault and sleep.
- * Return: 0 on success; -ENOENT if no usable section describes @ip, or
- *	the reader's error for the section that should have; -E2BIG when
- *	@budget ran out.
- */
-int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
-		  unsigned int *budget)
+/* The rules of @ip in @e's section; -ENODATA if none of its FDEs covers it */
+static int sframe_entry_find(struct sframe_entry *e, unsigned long ip,
+			     struct unwind_user_frame *frame,
+			     struct unwind_user_ctx *ctx)
 {
-	struct sframe_entry *e;
-	int ret;
+	int ret = sframe_find(&e->sec, ip, frame, ctx);
 
-	might_fault();
-	e = sframe_entry_get(current->mm, ip);
-	if (!e)
-		return -ENOENT;
-
-	sframe_want_cache(e, true);
-	ret = sframe_find_bounded(&e->sec, ip, frame, budget);
-	if (sframe_malformed(ret) && !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
-		sframe_report(e, ret);
-	sframe_entry_put(e);
-	return ret;
+	return ret == -ENOENT ? -ENODATA : ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(sframe_lookup);
 
-/**
- * sframe_lookup_nofault() - sframe_lookup() for callers that cannot fault
- * @ip: the address.
- * @frame: where to store the rules.
- * @budget: FREs the lookup may read, decremented (sframe_find_bounded()).
- *
- * The caller has page faults disabled.  Entries are freed after an RCU
- * grace period, so the whole lookup runs under rcu_read_lock() and takes
- * no reference: the last put could not free from NMI.  A page of the
- * section that is not resident is not the section's fault: it stays in
- * use, and a malformed one is left for the next faultable lookup to find
- * and report (no printk from NMI).
- *
- * Context: Any context, NMI included, with page faults disabled.
- * Return: as sframe_lookup(); -EFAULT also for data that is not resident;
- *	-E2BIG when @budget ran out.
+/*
+ * With page faults disabled: entries are freed after an RCU grace period,
+ * so the whole lookup runs under rcu_read_lock() and takes no reference,
+ * whose last put could not free from NMI.  A page of the section that is
+ * not resident is not the section's fault: it stays in use, and a
+ * malformed one is left for the next faultable lookup to find and report
+ * (no printk from NMI).
  */
-int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
-			  unsigned int *budget)
+static int sframe_lookup_nofault(struct unwind_user_ctx *ctx, unsigned long ip,
+				 struct unwind_user_frame *frame)
 {
 	struct sframe_entry *e;
 
@@ -1129,59 +1094,69 @@ int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
 	if (!e)
 		return -ENOENT;
 	sframe_want_cache(e, false);
-	return sframe_find_bounded(&e->sec, ip, frame, budget);
+	return sframe_entry_find(e, ip, frame, ctx);
 }
-EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_nofault);
 
-/**
- * sframe_lookup_remote() - sframe_lookup() in another task's address space
- * @mm: the address space; the caller holds a reference (mmget()).
- * @ip: the address.
- * @frame: where to store the rules.
- * @budget: FREs the lookup may read, decremented (sframe_find_bounded()).
- *
- * For a walk of a stopped task's stack by another (/proc/<pid>/ustack):
- * the section is read with sframe_find_remote().  A malformed section is
- * not dropped here: the reader is not the process it belongs to, and that
- * process's own next lookup finds the fault and reports it.
- *
- * Context: Process context; may fault and sleep.
- * Return: as sframe_lookup().
+/*
+ * A section found malformed by its own process's lookup is dropped for
+ * that process, with one rate-limited message naming it; another task's
+ * reader (/proc/<pid>/ustack) leaves it for the owner's next lookup to
+ * find and report.  One that cannot be read is not dropped: the page may
+ * have gone with a racing munmap(), which removes the section anyway, or
+ * be back at the next lookup.  Not inlined: its frame and calls stay off
+ * the stack of an NMI's lookup.
  */
-int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
-			 struct unwind_user_frame *frame, unsigned int *budget)
+static noinline int sframe_lookup_faultable(struct unwind_user_ctx *ctx,
+					    unsigned long ip,
+					    struct unwind_user_frame *frame)
 {
 	struct sframe_entry *e;
 	int ret;
 
 	might_fault();
-	e = sframe_entry_get(mm, ip);
+	e = sframe_entry_get(ctx->mm ?: current->mm, ip);
 	if (!e)
 		return -ENOENT;
-	ret = sframe_find_remote(&e->sec, mm, ip, frame, budget);
+	if (!ctx->mm)
+		sframe_want_cache(e, true);
+	ret = sframe_entry_find(e, ip, frame, ctx);
+	if (!ctx->mm && sframe_malformed(ret) &&
+	    !test_and_set_bit(SFRAME_ENTRY_BAD, &e->flags))
+		sframe_report(e, ret);
 	sframe_entry_put(e);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(sframe_lookup_remote);
 
 /**
- * sframe_ip_described() - is a user address in code a usable section describes?
- * @mm: the address space: current->mm, or one whose user holds it.
+ * sframe_lookup() - the frame rules at a user address, by the sections
+ *	registered for its address space
+ * @ctx: the walk the lookup serves: whose address space (@ctx->mm, read
+ *	with access_remote_vm(); NULL for the current task's), whether page
+ *	faults are disabled (@ctx->nofault; never with @ctx->mm), and the
+ *	FREs it may still read (@ctx->budget, decremented by those read).
  * @ip: the address.
+ * @frame: where to store the rules.
  *
- * True also where no FDE covers @ip: the section describes the object the
- * address lies in, whose other code has FDEs.
+ * One lookup for every walk: perf's, BPF's and ftrace's in an interrupt
+ * or NMI (@ctx->nofault); deferred ones and a task's read of its own
+ * stack, which may fault; a reader of a stopped task's stack (@ctx->mm).
  *
- * Context: Any context, NMI included.
- * Return: true if a section of @mm that is not dropped as malformed was
- *	registered for a range holding @ip.
+ * Context: Process context that may fault and sleep; with @ctx->nofault,
+ *	any context with page faults disabled, NMI included.
+ * Return: 0 on success; -ENOENT if no usable section holds @ip; -ENODATA
+ *	if one does but none of its FDEs covers @ip (PLT stubs, code without
+ *	CFI); -EFAULT if the section cannot be read (with @ctx->nofault, also
+ *	data that is not resident); -EINVAL or -EOPNOTSUPP for a malformed
+ *	section; -E2BIG when the budget ran out.
  */
-bool sframe_ip_described(struct mm_struct *mm, unsigned long ip)
+int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
+		  struct unwind_user_frame *frame)
 {
-	guard(rcu)();
-	return sframe_entry_at(mm, ip);
+	if (ctx->nofault)
+		return sframe_lookup_nofault(ctx, ip, frame);
+	return sframe_lookup_faultable(ctx, ip, frame);
 }
-EXPORT_SYMBOL_IF_KUNIT(sframe_ip_described);
+EXPORT_SYMBOL_IF_KUNIT(sframe_lookup);
 
 /**
  * sframe_mm_ranges() - the registered ranges of an address space

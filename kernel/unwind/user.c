@@ -61,8 +61,8 @@ static const struct unwind_user_sigframe unwind_user_sigframes[] =
 static int unwind_user_copy(struct unwind_user_state *state, void *dst,
 			    unsigned long addr, int len)
 {
-	if (state->mm)
-		return access_remote_vm(state->mm, addr, dst, len, 0) == len ?
+	if (state->ctx.mm)
+		return access_remote_vm(state->ctx.mm, addr, dst, len, 0) == len ?
 		       0 : -EFAULT;
 	return copy_from_user(dst, (void __user *)addr, len) ? -EFAULT : 0;
 }
@@ -84,7 +84,7 @@ static int unwind_user_read_remote(struct unwind_user_state *state,
 static int unwind_user_read(struct unwind_user_state *state, unsigned long addr,
 			    unsigned long *word)
 {
-	if (state->mm)
+	if (state->ctx.mm)
 		return unwind_user_read_remote(state, addr, word);
 	if (state->ws == sizeof(u32)) {
 		u32 w;
@@ -101,8 +101,8 @@ static int unwind_user_read(struct unwind_user_state *state, unsigned long addr,
 static unsigned long unwind_user_end(struct unwind_user_state *state)
 {
 	/* Another task's limit, not the reader's TASK_SIZE */
-	if (state->mm)
-		return unwind_user_mm_addr_end(state->mm);
+	if (state->ctx.mm)
+		return unwind_user_mm_addr_end(state->ctx.mm);
 	return unwind_user_addr_end();
 }
 
@@ -239,19 +239,6 @@ static int unwind_user_step(struct unwind_user_state *state,
 	return 0;
 }
 
-/* The rules of the code at @ip, by the section the walk reads */
-static int unwind_user_lookup_ip(struct unwind_user_state *state,
-				 unsigned long ip,
-				 struct unwind_user_frame *frame)
-{
-	if (state->mm)
-		return sframe_lookup_remote(state->mm, ip, frame,
-					    &state->fre_budget);
-	return state->nofault ?
-	       sframe_lookup_nofault(ip, frame, &state->fre_budget) :
-	       sframe_lookup(ip, frame, &state->fre_budget);
-}
-
 /*
  * A caller's rules are those of its call instruction, not of the return
  * address, which is past the call and, after a call that never returns
@@ -262,16 +249,17 @@ static int unwind_user_lookup_ip(struct unwind_user_state *state,
 static int unwind_user_lookup(struct unwind_user_state *state,
 			      struct unwind_user_frame *frame)
 {
-	return unwind_user_lookup_ip(state, state->ip - !state->topmost, frame);
+	return sframe_lookup(&state->ctx, state->ip - !state->topmost, frame);
 }
 
 /*
  * The interrupted frame is in code of an object with SFrame that no FDE
- * covers: a PLT stub (GNU ld describes none on arm64, nor on s390x in a
- * PIE) or assembly without CFI.  Such code was entered by a call and has
- * left the stack pointer and the return address where the call put them,
- * so the arch's rule at a function's entry finds the caller: taken only if
- * SFrame describes the code it returns to.  Frame pointers would skip the
+ * covers, as the lookup's -ENODATA says: a PLT stub (GNU ld describes none
+ * on arm64, nor on s390x in a PIE) or assembly without CFI (glibc's _init
+ * and _fini).  Such code was entered by a call and has left the stack
+ * pointer and the return address where the call put them, so the arch's
+ * rule at a function's entry finds the caller: taken only if SFrame
+ * describes the code it returns to.  Frame pointers would skip the
  * caller, whose frame holds none.  The caller's rules are looked up again
  * by the next step: once for each topmost frame (the interrupted one and
  * each after a signal frame), and cheaper than carrying them in the walk's
@@ -288,15 +276,14 @@ static int unwind_user_next_uncovered(struct unwind_user_state *state,
 	unsigned long cfa, ra, fp;
 	int ret;
 
-	if (!state->topmost ||
-	    !sframe_ip_described(state->mm ?: current->mm, state->ip))
+	if (!state->topmost)
 		return -ENOENT;
 	unwind_user_entry_frame(frame, state->ws);
 	ret = unwind_user_eval(state, &frame->cfa, 0, &cfa);
 	if (!ret)
 		ret = unwind_user_caller(state, frame, cfa, &ra, &fp);
 	/* At the caller's call, as unwind_user_lookup() looks it up */
-	if (ret || !ra || unwind_user_lookup_ip(state, ra - 1, frame))
+	if (ret || !ra || sframe_lookup(&state->ctx, ra - 1, frame))
 		return -ENOENT;
 	unwind_user_move(state, ra, fp, cfa);
 	return 0;
@@ -309,7 +296,7 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 	int ret;
 
 	ret = unwind_user_lookup(state, &frame);
-	if (ret == -ENOENT)
+	if (ret == -ENODATA)
 		return unwind_user_next_uncovered(state, &frame);
 	if (ret)
 		return ret;
@@ -438,7 +425,7 @@ int unwind_user_next(struct unwind_user_state *state)
 	if (state->done)
 		return -EINVAL;
 	/* Thousands of frames, each faulting pages in: let others run. */
-	if (!state->nofault)
+	if (!state->ctx.nofault)
 		cond_resched();
 
 	for_each_set_bit(bit, &types, NR_UNWIND_USER_TYPE_BITS) {
@@ -494,8 +481,8 @@ __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 	state->stack_low = sp;
 	state->task = current;
 	state->ws = ws;
-	state->nofault = nofault;
-	state->fre_budget = nofault ? UNWIND_USER_NOFAULT_FRES :
+	state->ctx.nofault = nofault;
+	state->ctx.budget = nofault ? UNWIND_USER_NOFAULT_FRES :
 				      UNWIND_USER_FAULTABLE_FRES;
 	state->topmost = true;
 	state->available_types = UNWIND_USER_TYPE_FP;
@@ -575,7 +562,7 @@ int unwind_user_start_remote(struct unwind_user_state *state,
 
 	might_fault();
 	ret = unwind_user_start_regs(state, task, regs, false);
-	state->mm = mm;
+	state->ctx.mm = mm;
 	return ret;
 }
 
@@ -592,7 +579,7 @@ unwind_user_consume(struct unwind_user_state *state,
 	if (state->done || !consume(cookie, state->ip))
 		return;
 	/* An NMI may hit while another mm is loaded (x86 lazy TLB). */
-	if (state->nofault && in_nmi() && !nmi_uaccess_okay())
+	if (state->ctx.nofault && in_nmi() && !nmi_uaccess_okay())
 		return;
 	while (!unwind_user_next(state) && consume(cookie, state->ip))
 		;

@@ -62,7 +62,7 @@ static inline void sframe_describe_lookup(struct sframe_section *sec,
 					  unsigned long ip, char *buf, size_t len)
 {
 	struct unwind_user_frame frame;
-	int ret = sframe_find(sec, ip, &frame);
+	int ret = sframe_find(sec, ip, &frame, NULL);
 
 	if (ret == -ENOENT)
 		snprintf(buf, len, "none");

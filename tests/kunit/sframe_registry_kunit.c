@@ -133,9 +133,21 @@ static unsigned int reg_ranges(struct reg_ctx *ctx)
 
 static int reg_lookup(unsigned long ip, struct unwind_user_frame *frame)
 {
-	unsigned int budget = UINT_MAX;
+	struct unwind_user_ctx uctx = { .budget = UINT_MAX };
 
-	return sframe_lookup(ip, frame, &budget);
+	return sframe_lookup(&uctx, ip, frame);
+}
+
+/* The same by a lookup that may not fault, as in NMI */
+static int reg_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame)
+{
+	struct unwind_user_ctx uctx = { .budget = UINT_MAX, .nofault = true };
+	int ret;
+
+	pagefault_disable();
+	ret = sframe_lookup(&uctx, ip, frame);
+	pagefault_enable();
+	return ret;
 }
 
 /*
@@ -203,8 +215,15 @@ static void reg_add_lookup_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, frame.cfa.base, UNWIND_USER_BASE_SP);
 	KUNIT_EXPECT_EQ(test, reg_lookup(ctx->text - 1, &frame), -ENOENT);
 	KUNIT_EXPECT_EQ(test, reg_lookup(end, &frame), -ENOENT);
-	/* Covered text without an FDE is not an error of the section. */
-	KUNIT_EXPECT_EQ(test, reg_lookup(end - 1, &frame), -ENOENT);
+	/*
+	 * Covered text without an FDE is not an error of the section: the
+	 * walker's rule for uncovered code takes it (-ENODATA), while an
+	 * address no section holds is not the walker's to guess at.
+	 */
+	KUNIT_EXPECT_EQ(test, reg_lookup(end - 1, &frame), -ENODATA);
+	KUNIT_EXPECT_EQ(test, reg_lookup_nofault(end - 1, &frame), -ENODATA);
+	KUNIT_EXPECT_EQ(test, reg_lookup_nofault(end, &frame), -ENOENT);
+	KUNIT_EXPECT_EQ(test, reg_lookup_nofault(ctx->text, &frame), 0);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
 	KUNIT_EXPECT_FALSE(test, ctx->info[0].bad);
 
@@ -516,7 +535,8 @@ static void reg_bad_section_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe + 28 + 12,
 					   junk, 4), 0);
 	ret = reg_lookup(t, &frame);
-	KUNIT_EXPECT_TRUE_MSG(test, ret < 0 && ret != -ENOENT, "lookup gave %d", ret);
+	KUNIT_EXPECT_TRUE_MSG(test, ret < 0 && ret != -ENOENT && ret != -ENODATA,
+			      "lookup gave %d", ret);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
 	KUNIT_EXPECT_TRUE(test, ctx->info[0].bad);
 	KUNIT_EXPECT_FALSE(test, ctx->info[1].bad);
@@ -654,16 +674,9 @@ static void reg_limits_test(struct kunit *test)
 static s32 reg_cfa(struct kunit *test, unsigned long ip, bool nofault)
 {
 	struct unwind_user_frame frame;
-	unsigned int budget = UINT_MAX;
 	int ret;
 
-	if (nofault) {
-		pagefault_disable();
-		ret = sframe_lookup_nofault(ip, &frame, &budget);
-		pagefault_enable();
-	} else {
-		ret = sframe_lookup(ip, &frame, &budget);
-	}
+	ret = nofault ? reg_lookup_nofault(ip, &frame) : reg_lookup(ip, &frame);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "lookup at %lx (nofault %d)", ip, nofault);
 	return ret ? S32_MIN : frame.cfa.offset;
 }

@@ -117,13 +117,14 @@ static void vdso_image_test(struct kunit *test)
 /* Rows found for addresses of [@start, @end) */
 static unsigned int vdso_rows(unsigned long start, unsigned long end)
 {
+	struct unwind_user_ctx uctx = {};
 	struct unwind_user_frame frame;
-	unsigned int budget, hits = 0;
+	unsigned int hits = 0;
 	unsigned long ip;
 
 	for (ip = start; ip < end; ip++) {
-		budget = UINT_MAX;
-		hits += !sframe_lookup(ip, &frame, &budget);
+		uctx.budget = UINT_MAX;
+		hits += !sframe_lookup(&uctx, ip, &frame);
 	}
 	return hits;
 }

@@ -749,13 +749,13 @@ static void uw_fre_budget_test(struct kunit *test)
 	__unwind_user_start(&st, ctx->text + UW_NO_SFRAME + 0x10, sp, 0,
 			    sizeof(long), nofault);
 	uw_entry_ra(test, &st, &t, sp + t.cfa.offset, ctx->text + UW_F_ROWS + 2);
-	st.fre_budget = 2;
+	st.ctx.budget = 2;
 	if (nofault)
 		pagefault_disable();
 	unwind_user_next(&st);
 	if (nofault)
 		pagefault_enable();
-	KUNIT_EXPECT_EQ(test, st.fre_budget, 0);
+	KUNIT_EXPECT_EQ(test, st.ctx.budget, 0);
 
 	uw_put(test, cfa - 8, ctx->text + UW_F_END + 0x4);
 	fp = uw_fp_frame(test, sp, fp_cfa, ctx->text + UW_NO_SFRAME + 0x4, 0);
@@ -763,9 +763,9 @@ static void uw_fre_budget_test(struct kunit *test)
 	for (budget = 2; budget <= 3; budget++) {
 		__unwind_user_start(&st, ctx->text + UW_F_ROWS + 2, sp, fp,
 				    sizeof(long), nofault);
-		KUNIT_EXPECT_EQ(test, st.fre_budget, nofault ? UNWIND_USER_NOFAULT_FRES :
+		KUNIT_EXPECT_EQ(test, st.ctx.budget, nofault ? UNWIND_USER_NOFAULT_FRES :
 				UNWIND_USER_FAULTABLE_FRES);
-		st.fre_budget = budget;
+		st.ctx.budget = budget;
 		if (nofault)
 			pagefault_disable();
 		unwind_user_next(&st);
@@ -774,7 +774,7 @@ static void uw_fre_budget_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, st.current_type, budget == 3 ?
 				    UNWIND_USER_TYPE_SFRAME : UNWIND_USER_TYPE_FP,
 				    "a budget of %u rows", budget);
-		KUNIT_EXPECT_EQ(test, st.fre_budget, 0);
+		KUNIT_EXPECT_EQ(test, st.ctx.budget, 0);
 	}
 
 	/* The section was not blamed: a new walk uses it. */

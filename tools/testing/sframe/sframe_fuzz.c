@@ -174,8 +174,9 @@ static void read_mode(struct fuzz_run *r, const u8 *mode, size_t size)
 static void lookups(struct sframe_section *sec, const struct fuzz_run *r, bool first,
 		    int *got, struct unwind_user_frame *frames)
 {
-	unsigned int budget = r->budget, i;
+	struct unwind_user_ctx ctx = { .budget = r->budget };
 	struct unwind_user_frame frame;
+	unsigned int i;
 	unsigned long addr;
 	int ret;
 
@@ -183,9 +184,9 @@ static void lookups(struct sframe_section *sec, const struct fuzz_run *r, bool f
 		/* near the section, where PC-relative starts usually land */
 		addr = FUZZ_ADDR + (long)(s32)(r->seed >> (i % 4 * 16)) + i * 7;
 		if (first)
-			ret = sframe_find_bounded(sec, addr, &frame, &budget);
+			ret = sframe_find(sec, addr, &frame, &ctx);
 		else
-			ret = sframe_find(sec, addr, &frame);
+			ret = sframe_find(sec, addr, &frame, NULL);
 		check_err(ret);
 		if (!ret)
 			check_frame(&frame);
@@ -216,7 +217,7 @@ static void lookup_fre(struct sframe_section *sec, const struct fuzz_run *r,
 
 	if (fre->start >= fde->func_size)
 		return;
-	ret = sframe_find(sec, fde->func_start + fre->start, &frame);
+	ret = sframe_find(sec, fde->func_start + fre->start, &frame, NULL);
 	check_err(ret);
 	if (ret) {
 		if (r->valid && ret != -ENOENT)
@@ -256,12 +257,12 @@ static void walk(struct sframe_section *sec, const struct fuzz_run *r)
 				__builtin_trap();
 			continue;
 		}
-		ret = sframe_find(sec, fde.func_start, &frame);
+		ret = sframe_find(sec, fde.func_start, &frame, NULL);
 		check_err(ret);
 		if (valid && ret && ret != -ENOENT)
 			__builtin_trap();
 		if (fde.func_size) {
-			ret = sframe_find(sec, fde.func_start + fde.func_size - 1, &frame);
+			ret = sframe_find(sec, fde.func_start + fde.func_size - 1, &frame, NULL);
 			check_err(ret);
 			if (valid && ret && ret != -ENOENT)
 				__builtin_trap();

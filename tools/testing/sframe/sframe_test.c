@@ -112,7 +112,7 @@ static void run_bad(const struct sframe_bad_case *c, u8 abi, const char *abiname
 		return;
 	}
 	if (!ret) {
-		ret = sframe_find(&sec, text + c->pc, &frame);
+		ret = sframe_find(&sec, text + c->pc, &frame, NULL);
 		sframe_section_release(&sec);
 	} else if (!c->at_init) {
 		report(false, abiname, c->name, "init failed: %s (%s)", errname(ret),
@@ -205,9 +205,9 @@ static void run_big_text(void)
 		check(false, "text_of_8g");
 		return;
 	}
-	check(sec.num_fdes == 1 && sec.fast_shift < 32 && !sframe_find(&sec, text + 4, &frame) &&
-	      sframe_find(&sec, text + (1UL << 32) + 4, &frame) == -ENOENT &&
-	      sframe_find(&sec, text + 0x1000, &frame) == -ENOENT, "text_of_8g");
+	check(sec.num_fdes == 1 && sec.fast_shift < 32 && !sframe_find(&sec, text + 4, &frame, NULL) &&
+	      sframe_find(&sec, text + (1UL << 32) + 4, &frame, NULL) == -ENOENT &&
+	      sframe_find(&sec, text + 0x1000, &frame, NULL) == -ENOENT, "text_of_8g");
 	sframe_section_release(&sec);
 }
 
@@ -351,7 +351,8 @@ static void run_budget(void)
 {
 	static u8 big[28 + 16 + 5 + BUDGET_ROWS * 4];
 	unsigned long first_reads = 0, reads;
-	unsigned int budget = BUDGET_ROWS, i, j, e2big = 0;
+	struct unwind_user_ctx ctx = { .budget = BUDGET_ROWS };
+	unsigned int i, j, e2big = 0;
 	struct unwind_user_frame frame;
 	struct sframe_section sec;
 	struct sfb_layout l;
@@ -382,12 +383,11 @@ static void run_budget(void)
 
 	for (i = 0; i < BUDGET_LOOKUPS; i++) {
 		reads = sframe_umem_reads;
-		ret = sframe_find_bounded(&sec, BUDGET_TEXT + 4 * BUDGET_ROWS - 1,
-					  &frame, &budget);
+		ret = sframe_find(&sec, BUDGET_TEXT + 4 * BUDGET_ROWS - 1, &frame, &ctx);
 		reads = sframe_umem_reads - reads;
 		if (!i) {
 			first_reads = reads;
-			check(ret == -EINVAL && !budget, "budget_failing_lookup_spends_its_rows");
+			check(ret == -EINVAL && !ctx.budget, "budget_failing_lookup_spends_its_rows");
 		} else {
 			e2big += ret == -E2BIG && reads <= 2;
 		}
@@ -523,7 +523,7 @@ static bool race_lookups(const struct race *r, struct sframe_section *sec,
 			}
 			continue;
 		}
-		ret = sframe_find(sec, text + pc, &frame);
+		ret = sframe_find(sec, text + pc, &frame, NULL);
 		if (!documented(ret) || (!ret && !frame_sane(&frame))) {
 			snprintf(why, len, "pc %#x: %s, or an impossible rule", pc, errname(ret));
 			return false;

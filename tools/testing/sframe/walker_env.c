@@ -239,67 +239,49 @@ static bool walk_described(unsigned long ip)
 	       ip >= walk_reg.start && ip < walk_reg.end;
 }
 
-/* One address space here: @mm is the walk's either way. */
-bool sframe_ip_described(struct mm_struct *mm, unsigned long ip)
+/* One address space here: @ctx->mm is the walk's either way. */
+int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
+		  struct unwind_user_frame *frame)
 {
-	return walk_described(ip);
-}
-
-static int walk_lookup(struct mm_struct *mm, unsigned long ip,
-		       struct unwind_user_frame *frame, unsigned int *budget,
-		       bool faultable)
-{
-	unsigned int before = *budget;
+	unsigned int before = ctx->budget;
 	int ret;
 
+	if (ctx->nofault && !walk_pagefault_disabled)
+		walk_bug("a nofault SFrame lookup with page faults enabled");
+	/* A faultable one takes a reference whose last put frees: never from NMI */
+	if (!ctx->nofault && walk_atomic)
+		walk_bug("a faultable SFrame lookup in NMI or IRQ context");
+	if (ctx->nofault && ctx->mm)
+		walk_bug("a nofault SFrame lookup of another address space");
 	walk_reg.lookups++;
 	if (!walk_described(ip))
 		return -ENOENT;
 	walk_sync_umem();
-	ret = mm ? sframe_find_remote(&walk_reg.sec, mm, ip, frame, budget) :
-		   sframe_find_bounded(&walk_reg.sec, ip, frame, budget);
-	if (*budget > before)
+	ret = sframe_find(&walk_reg.sec, ip, frame, ctx);
+	if (ctx->budget > before)
 		walk_bug("a lookup gave FRE rows back to its budget");
-	walk_reg.rows += before - *budget;
-	/* sframe_malformed(): only what the data says condemns a section */
-	if (faultable && (ret == -EINVAL || ret == -EOPNOTSUPP))
+	walk_reg.rows += before - ctx->budget;
+	/*
+	 * sframe_malformed(): only what the data says condemns a section,
+	 * and only the section's own process's lookup that may fault drops it
+	 */
+	if (!ctx->nofault && !ctx->mm && (ret == -EINVAL || ret == -EOPNOTSUPP))
 		walk_reg.dropped = true;
-	return ret;
-}
-
-int sframe_lookup(unsigned long ip, struct unwind_user_frame *frame,
-		  unsigned int *budget)
-{
-	/* It takes a reference whose last put frees: never from NMI */
-	if (walk_atomic)
-		walk_bug("a faultable SFrame lookup in NMI or IRQ context");
-	return walk_lookup(NULL, ip, frame, budget, true);
-}
-
-int sframe_lookup_nofault(unsigned long ip, struct unwind_user_frame *frame,
-			  unsigned int *budget)
-{
-	if (!walk_pagefault_disabled)
-		walk_bug("a nofault SFrame lookup with page faults enabled");
-	return walk_lookup(NULL, ip, frame, budget, false);
-}
-
-int sframe_lookup_remote(struct mm_struct *mm, unsigned long ip,
-			 struct unwind_user_frame *frame, unsigned int *budget)
-{
-	if (walk_atomic)
-		walk_bug("a remote SFrame lookup in NMI or IRQ context");
-	/* A reader that is not the section's process never drops it */
-	return walk_lookup(mm, ip, frame, budget, false);
+	return ret == -ENOENT ? -ENODATA : ret;
 }
 
 int walk_ref_lookup(unsigned long ip, struct unwind_user_frame *frame,
 		    unsigned int *budget)
 {
+	struct unwind_user_ctx ctx = { .budget = *budget };
+	int ret;
+
 	if (!walk_described(ip))
 		return -ENOENT;
 	walk_sync_umem();
-	return sframe_find_bounded(&walk_reg.sec, ip, frame, budget);
+	ret = sframe_find(&walk_reg.sec, ip, frame, &ctx);
+	*budget = ctx.budget;
+	return ret;
 }
 
 bool walk_ref_described(unsigned long ip)

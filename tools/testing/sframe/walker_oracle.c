@@ -445,7 +445,7 @@ static int ref_next(const struct unwind_user_state *s, struct ref *ref,
 
 	memset(ref, 0, sizeof(*ref));
 	ref->s = s;
-	ref->budget = s->fre_budget;
+	ref->budget = s->ctx.budget;
 	*exp = *s;
 	if (s->done)
 		return -EINVAL;
@@ -457,12 +457,12 @@ static int ref_next(const struct unwind_user_state *s, struct ref *ref,
 			continue;
 		if (kind == REF_FRAME)
 			*exp = ref->next;
-		exp->fre_budget = ref->budget;
+		exp->ctx.budget = ref->budget;
 		exp->current_type = methods[i].type;
 		exp->done = kind == REF_END;
 		return exp->done ? -EINVAL : 0;
 	}
-	exp->fre_budget = ref->budget;
+	exp->ctx.budget = ref->budget;
 	exp->current_type = UNWIND_USER_TYPE_NONE;
 	exp->done = true;
 	exp->error = true;
@@ -502,10 +502,10 @@ static bool cmp_state(const struct walk_ctx *w,
 	       cmp_field(w, "regs", (unsigned long)got->regs,
 			 (unsigned long)exp->regs) &&
 	       cmp_field(w, "ws", got->ws, exp->ws) &&
-	       cmp_field(w, "fre_budget", got->fre_budget, exp->fre_budget) &&
+	       cmp_field(w, "ctx.budget", got->ctx.budget, exp->ctx.budget) &&
 	       cmp_field(w, "available_types", got->available_types,
 			 exp->available_types) &&
-	       cmp_field(w, "nofault", got->nofault, exp->nofault) &&
+	       cmp_field(w, "ctx.nofault", got->ctx.nofault, exp->ctx.nofault) &&
 	       cmp_field(w, "topmost", got->topmost, exp->topmost);
 }
 
@@ -525,8 +525,8 @@ static int ref_start(const struct walk_input *in, bool nofault,
 	exp->fp = in->regs[UNWIND_USER_DWARF_FP];
 	exp->stack_low = exp->sp;
 	exp->ws = ws;
-	exp->nofault = nofault;
-	exp->fre_budget = nofault ? UNWIND_USER_NOFAULT_FRES :
+	exp->ctx.nofault = nofault;
+	exp->ctx.budget = nofault ? UNWIND_USER_NOFAULT_FRES :
 				    UNWIND_USER_FAULTABLE_FRES;
 	exp->topmost = true;
 	exp->available_types = UNWIND_USER_TYPE_FP;
@@ -579,9 +579,9 @@ static bool check_step(const struct walk_ctx *w, const struct ref *ref,
 		return fail("%s walk, step %u: %d but not done", w->name, w->step, ret);
 	if (!ret && st->done)
 		return fail("%s walk, step %u: 0 but done", w->name, w->step);
-	if (st->fre_budget > before->fre_budget)
+	if (st->ctx.budget > before->ctx.budget)
 		return fail("%s walk, step %u: the FRE budget grew from %u to %u",
-			    w->name, w->step, before->fre_budget, st->fre_budget);
+			    w->name, w->step, before->ctx.budget, st->ctx.budget);
 
 	/* Every access is one the rules name, and reads only what it may. */
 	for (i = 0; i < walk_log_len; i++) {
@@ -660,8 +660,8 @@ static bool walk_stepped(const char *name, bool nofault, unsigned int budget,
 		return fail("%s walk: start read user memory", name);
 
 	if (budget && !st.done)
-		st.fre_budget = budget;
-	initial = st.fre_budget;
+		st.ctx.budget = budget;
+	initial = st.ctx.budget;
 	if (!st.done) {
 		t->ip[0] = st.ip;
 		t->nr = 1;
@@ -684,10 +684,10 @@ static bool walk_stepped(const char *name, bool nofault, unsigned int budget,
 			return fail("%s walk, step %u: %lu lookups", name, w.step,
 				    walk_lookups() - lookups);
 		/* Every row the lookups read is paid for by the walk. */
-		if (walk_rows_read() != initial - st.fre_budget)
+		if (walk_rows_read() != initial - st.ctx.budget)
 			return fail("%s walk, step %u: %lu FRE rows read, %u charged",
 				    name, w.step, walk_rows_read(),
-				    initial - st.fre_budget);
+				    initial - st.ctx.budget);
 		if (!ret) {
 			t->ip[t->nr] = st.ip;
 			t->type[t->nr] = st.current_type;
