@@ -29,7 +29,7 @@ static int sframe_register_user(struct sframe_registration __user *ureg)
 	ret = copy_struct_from_user(&reg, sizeof(reg), ureg, size);
 	if (ret)
 		return ret;
-	if (reg.flags || !reg.sframe_size || !reg.text_size ||
+	if ((reg.flags & ~SFRAME_REGISTER_REPLACE) || !reg.sframe_size || !reg.text_size ||
 	    check_add_overflow(reg.sframe_start, reg.sframe_size, &sframe_end) ||
 	    check_add_overflow(reg.text_start, reg.text_size, &text_end))
 		return -EINVAL;
@@ -40,6 +40,7 @@ static int sframe_register_user(struct sframe_registration __user *ureg)
 		.seg_end = text_end,
 		.start = reg.text_start,
 		.end = text_end,
+		.replace = reg.flags & SFRAME_REGISTER_REPLACE,
 	};
 	return sframe_add_section(current->mm, &add);
 }

@@ -111,6 +111,12 @@ static bool sframe_range_live(const struct sframe_range *r)
 	return r->start != READ_ONCE(r->end);
 }
 
+static bool sframe_range_overlaps(const struct sframe_range *r,
+				  unsigned long start, unsigned long end)
+{
+	return sframe_range_live(r) && r->start < end && start < r->end;
+}
+
 /* Kernel memory a table of @nr_ranges takes, charged like its sections */
 static size_t sframe_table_bytes(unsigned int nr_ranges)
 {
@@ -374,55 +380,109 @@ static unsigned int sframe_table_place(struct sframe_table *t, unsigned int n,
 	return n;
 }
 
+/* Mark @e as one the insert replaces, its room freed once. */
+static void sframe_mark_replaced(struct sframe_entry *e, unsigned int *sections,
+				 size_t *bytes)
+{
+	if (!test_and_set_bit(SFRAME_ENTRY_REPLACED, &e->flags)) {
+		(*sections)--;
+		*bytes -= e->bytes;
+	}
+}
+
+/*
+ * Which entries of @old the insert of [@start, @end) replaces: @replace,
+ * and with @overlap those with text there, each only if it has no text
+ * elsewhere, so that no code a registration described loses it.  Marks
+ * them SFRAME_ENTRY_REPLACED and frees their room in @sections and @bytes.
+ * Return: the live ranges kept, or -EEXIST with nothing marked.
+ */
+static int sframe_table_replaced(struct sframe_table *old,
+				 unsigned long start, unsigned long end,
+				 struct sframe_entry *replace, bool overlap,
+				 unsigned int *sections, size_t *bytes)
+{
+	unsigned int i, nr = 0;
+
+	if (replace)
+		sframe_mark_replaced(replace, sections, bytes);
+	for (i = 0; i < old->nr_ranges; i++) {
+		const struct sframe_range *r = &old->ranges[i];
+
+		if (!sframe_range_overlaps(r, start, end) ||
+		    test_bit(SFRAME_ENTRY_REPLACED, &r->entry->flags))
+			continue;
+		if (!overlap)
+			goto busy;
+		sframe_mark_replaced(r->entry, sections, bytes);
+	}
+	for (i = 0; i < old->nr_ranges; i++) {
+		const struct sframe_range *r = &old->ranges[i];
+
+		if (!sframe_range_live(r))
+			continue;
+		if (!test_bit(SFRAME_ENTRY_REPLACED, &r->entry->flags))
+			nr++;
+		/* @replace goes whole, as PR_SFRAME_REGISTER at its start says. */
+		else if (r->entry != replace && (r->start < start || r->end > end))
+			goto busy;
+	}
+	return nr;
+busy:
+	for (i = 0; i < old->nr_ranges; i++)
+		clear_bit(SFRAME_ENTRY_REPLACED, &old->ranges[i].entry->flags);
+	return -EEXIST;
+}
+
 /*
  * Add [@start, @end) of @e to @mm's table; @e may have ranges there already.
  * Touching ranges of one entry become one.  Mmap lock held for writing.
  * Ranges emptied in place are left out of the new table, and so are those
- * of @replace (or NULL), which the new table no longer holds: one table
- * swap, so that no lookup finds neither section.
+ * of the entries it replaces (sframe_table_replaced()), which the new
+ * table no longer holds: one table swap, so that no lookup finds neither
+ * section.
  */
 static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 			       unsigned long start, unsigned long end,
-			       struct sframe_entry *replace)
+			       struct sframe_entry *replace, bool overlap)
 {
 	struct sframe_table *old = sframe_table_locked(mm), *new;
-	unsigned int i, j = 0, nr = 0, sections = 0;
+	unsigned int i, j = 0, sections = 0;
 	bool joins = e->nr_ranges;
 	size_t bytes = 0;
+	int nr = 0, ret;
 
 	if (old) {
-		for (i = 0; i < old->nr_ranges; i++) {
-			const struct sframe_range *r = &old->ranges[i];
-
-			if (!sframe_range_live(r) || r->entry == replace)
-				continue;
-			if (r->start < end && start < r->end)
-				return -EEXIST;
-			nr++;
-		}
 		sections = old->nr_sections;
 		bytes = old->bytes;
-		if (replace) {
-			sections--;
-			bytes -= replace->bytes;
-		}
+		nr = sframe_table_replaced(old, start, end, replace, overlap,
+					   &sections, &bytes);
+		if (nr < 0)
+			return nr;
 	}
+	ret = -ENOSPC;
 	if (!joins && sections >= READ_ONCE(sframe_max_sections))
-		return -ENOSPC;
+		goto unmark;
+	ret = -EDQUOT;
 	if (bytes + (joins ? 0 : e->bytes) + sframe_table_bytes(nr + 1) >
 	    READ_ONCE(sframe_max_bytes))
-		return -EDQUOT;
-
+		goto unmark;
+	ret = -ENOMEM;
 	new = sframe_table_alloc(nr + 1);
 	if (!new)
-		return -ENOMEM;
+		goto unmark;
+
 	new->nr_sections = sections + !joins;
 	new->bytes = bytes + (joins ? 0 : e->bytes);
 	for (i = 0; old && i < old->nr_ranges; i++) {
 		struct sframe_range *r = &old->ranges[i];
 
-		if (r->entry == replace) {
-			replace->nr_ranges--;
+		if (test_bit(SFRAME_ENTRY_REPLACED, &r->entry->flags)) {
+			/* Its room is freed already; put at the swap. */
+			if (!--r->entry->nr_ranges) {
+				clear_bit(SFRAME_ENTRY_REPLACED, &r->entry->flags);
+				set_bit(SFRAME_ENTRY_GONE, &r->entry->flags);
+			}
 			continue;
 		}
 		if (!sframe_range_live(r)) {
@@ -436,11 +496,13 @@ static int sframe_table_insert(struct mm_struct *mm, struct sframe_entry *e,
 		new->ranges[j++] = *r;
 	}
 	new->nr_ranges = sframe_table_place(new, j, e, start, end);
+	/* After the swap: RCU then waits for every lookup that found them. */
 	sframe_table_publish(mm, old, new);
-	/* After the swap: RCU then waits for every lookup that found it. */
-	if (replace)
-		sframe_entry_put(replace);
 	return 0;
+unmark:
+	for (i = 0; old && i < old->nr_ranges; i++)
+		clear_bit(SFRAME_ENTRY_REPLACED, &old->ranges[i].entry->flags);
+	return ret;
 }
 
 /*
@@ -540,7 +602,8 @@ static int sframe_add_range(struct mm_struct *mm, const struct sframe_add *add)
 		ret = sframe_check_mapped(mm, add->file, add->file_base, 0, 0,
 					  add->start, add->end);
 		if (!ret)
-			ret = sframe_table_insert(mm, e, add->start, add->end, NULL);
+			ret = sframe_table_insert(mm, e, add->start, add->end, NULL,
+						  false);
 	}
 	mmap_write_unlock(mm);
 	return ret;
@@ -553,11 +616,40 @@ static bool sframe_add_explicit(const struct sframe_add *add)
 }
 
 /*
+ * Free in @sections and @used the room of one entry other than @replace
+ * whose text overlaps @add's, if there is one.  A lower bound of what
+ * the replacement frees: counting each entry once would take a set, or
+ * a pass per entry, under RCU, and sframe_table_insert() counts them
+ * exactly under the lock anyway.  RCU read lock held.
+ */
+static void sframe_overlap_room(struct sframe_table *t,
+				const struct sframe_add *add,
+				const struct sframe_entry *replace,
+				unsigned int *sections, size_t *used)
+{
+	unsigned int i;
+
+	for (i = 0; t && i < t->nr_ranges; i++) {
+		const struct sframe_range *r = &t->ranges[i];
+
+		if (r->entry == replace ||
+		    !sframe_range_overlaps(r, add->start, add->end))
+			continue;
+		if (*sections) {
+			(*sections)--;
+			*used -= min(*used, r->entry->bytes);
+		}
+		return;
+	}
+}
+
+/*
  * What one more section of @mm may take in kernel memory for its index, or
  * -ENOSPC or -EDQUOT when the process has no room for another: checked
  * before a section is read, and again when it is added.  A registration
  * that replaces another (@add explicit, at its text start) has the room
- * of the one it replaces.
+ * of the one it replaces; one with @add->replace at least that of one its
+ * text overlaps (whether it may replace them is known only under the lock).
  */
 static int sframe_room(struct mm_struct *mm, const struct sframe_add *add,
 		       size_t *room)
@@ -580,6 +672,8 @@ static int sframe_room(struct mm_struct *mm, const struct sframe_add *add,
 			sections--;
 			used -= replace->bytes;
 		}
+		if (add->replace)
+			sframe_overlap_room(t, add, replace, &sections, &used);
 	}
 	if (sections >= READ_ONCE(sframe_max_sections))
 		return -ENOSPC;
@@ -736,6 +830,10 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
  * starts where another's does replaces that one whole, in the same table
  * swap: a JIT that rewrote code and section in place registers them again
  * so that lookups stop using the old section's index and rule cache.
+ * With @add->replace it also replaces every registration (a file's, the
+ * vDSO's, an explicit one) its text overlaps, in the same swap, provided
+ * all of that one's text lies within the new text; -EEXIST otherwise,
+ * with nothing changed.
  *
  * Context: Process context, mmap lock not held; may sleep.
  * Return: 0 on success, else see the errors in include/uapi/linux/sframe.h.
@@ -783,7 +881,8 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	if (!ret) {
 		replace = sframe_add_explicit(add) ?
 			  sframe_explicit_at(sframe_table_locked(mm), add->seg_start) : NULL;
-		ret = sframe_table_insert(mm, e, add->start, add->end, replace);
+		ret = sframe_table_insert(mm, e, add->start, add->end, replace,
+					  add->replace);
 	}
 	mmap_write_unlock(mm);
 	if (!ret) {

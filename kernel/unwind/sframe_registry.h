@@ -19,6 +19,7 @@
 #define SFRAME_ENTRY_NO_CACHE	3	/* no room for a rule cache */
 #define SFRAME_ENTRY_VDSO	4	/* the vDSO's, registered at exec */
 #define SFRAME_ENTRY_GONE	5	/* lost its last range: put at the swap */
+#define SFRAME_ENTRY_REPLACED	6	/* being replaced: the writer's alone */
 
 /**
  * struct sframe_entry - one registered section of one address space
@@ -119,6 +120,8 @@ struct sframe_range_info {
  * @start: start of the part of that code to register.
  * @end: end of that part.
  * @vdso: the section is the vDSO's (@file is NULL).
+ * @replace: take the place of the registrations the text overlaps
+ *	(SFRAME_REGISTER_REPLACE; explicit only).
  */
 struct sframe_add {
 	struct file	*file;
@@ -130,6 +133,7 @@ struct sframe_add {
 	unsigned long	start;
 	unsigned long	end;
 	bool		vdso;
+	bool		replace;
 };
 
 int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add);

@@ -574,7 +574,9 @@ static void reg_prctl_struct_test(struct kunit *test)
 	r.size = SFRAME_REGISTRATION_SIZE_VER0 - 1;
 	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
 	r = reg_args(ctx);
-	r.flags = 1;
+	r.flags = ~SFRAME_REGISTER_REPLACE;
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
+	r.flags = SFRAME_REGISTER_REPLACE << 1 | SFRAME_REGISTER_REPLACE;
 	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
 	r = reg_args(ctx);
 	r.sframe_size = 0;

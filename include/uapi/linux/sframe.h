@@ -162,11 +162,22 @@ struct sframe_fda_v3 {
  * old registration stays.  PR_SFRAME_UNREGISTER then PR_SFRAME_REGISTER
  * does the same, with a moment when the code is described by nothing.
  *
- * Errors: EINVAL (reserved flags, size below SFRAME_REGISTRATION_SIZE_VER0,
+ * With SFRAME_REGISTER_REPLACE in @flags the new section also takes the
+ * place of every registration its text overlaps, a mapped file's or the
+ * vDSO's included, in the same single step, provided all of that one's
+ * text lies within [text_start, text_start + text_size); otherwise the
+ * call fails with EEXIST and nothing changes.  This is how a section that
+ * completes a file's own .sframe (code it leaves out, described from
+ * .eh_frame) is put in its place.  The registration is an explicit one
+ * from then on: PR_SFRAME_UNREGISTER at text_start removes it, and the
+ * file's section comes back only if the file's text is mapped again.
+ *
+ * Errors: EINVAL (unknown flags, size below SFRAME_REGISTRATION_SIZE_VER0,
  * an empty or wrapping range), E2BIG (unknown non-zero fields, or a section
  * too large to index), EFAULT (a range not mapped or the data unreadable),
  * EACCES (text not executable), EEXIST (text overlaps a registration other
- * than the explicit one it replaces), ENOSPC (the process has as many
+ * than the explicit one it replaces, or, with SFRAME_REGISTER_REPLACE, one
+ * with text outside the new text), ENOSPC (the process has as many
  * sections as allowed), EDQUOT (their memory would pass the process's
  * limit), ENOMEM, and the reader's own:
  * EINVAL (malformed section), EOPNOTSUPP (version or ABI not supported).
@@ -175,7 +186,7 @@ struct sframe_fda_v3 {
  */
 struct sframe_registration {
 	__u32	size;
-	__u32	flags;		/* none defined: must be 0 */
+	__u32	flags;		/* SFRAME_REGISTER_*; others must be 0 */
 	__u64	sframe_start;
 	__u64	sframe_size;
 	__u64	text_start;
@@ -183,5 +194,8 @@ struct sframe_registration {
 };
 
 #define SFRAME_REGISTRATION_SIZE_VER0	40
+
+/* Flags of struct sframe_registration */
+#define SFRAME_REGISTER_REPLACE	(1U << 0)	/* replace what the text overlaps */
 
 #endif /* _UAPI_LINUX_SFRAME_H */

@@ -199,8 +199,10 @@ static void sf_test_struct(void)
 	struct sframe_registration reg;
 
 	sf_base_reg(&reg);
-	reg.flags = 1;
+	reg.flags = SFRAME_REGISTER_REPLACE << 1;
 	sf_expect("reserved flag", &reg, EINVAL);
+	reg.flags = ~SFRAME_REGISTER_REPLACE;
+	sf_expect("reserved flags", &reg, EINVAL);
 	sf_base_reg(&reg);
 	reg.size = SFRAME_REGISTRATION_SIZE_VER0 - 1;
 	sf_expect("size below SFRAME_REGISTRATION_SIZE_VER0", &reg, EINVAL);
