@@ -738,6 +738,110 @@ static void reg_replace_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
 }
 
+/* PR_SFRAME_REGISTER with SFRAME_REGISTER_REPLACE for text [@start, @end) */
+static int reg_prctl_replace(struct kunit *test, struct reg_ctx *ctx,
+			     unsigned long start, unsigned long end)
+{
+	struct sframe_registration r = reg_args(ctx);
+
+	r.flags = SFRAME_REGISTER_REPLACE;
+	r.text_start = start;
+	r.text_size = end - start;
+	return reg_prctl(test, ctx, &r, sizeof(r));
+}
+
+/*
+ * SFRAME_REGISTER_REPLACE takes the place of the explicit registrations
+ * its text overlaps, with their room (at the limit of sections), but only
+ * of those with no text outside it: a refusal changes nothing, and leaves
+ * no entry marked for the next insert to drop.
+ */
+static void reg_replace_overlap_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text, end = t + 4 * p;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t, t + p), 0);
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + 2 * p, t + 3 * p), 0);
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t + 16, end), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t, t + 3 * p - 1), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 2);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 2);
+	/* Without the flag, overlapping is refused as before. */
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t + p, end), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t + 3 * p, end), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 3);
+	reg_expect_range(test, ctx, 0, t, t + p);
+	reg_expect_range(test, ctx, 1, t + 2 * p, t + 3 * p);
+	reg_expect_range(test, ctx, 2, t + 3 * p, end);
+
+	sframe_max_sections = 3;
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t, end), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t, end);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].explicit);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+	/* Replacing with nothing to replace is a plain registration. */
+	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(current->mm, t), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t + p, end), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_EQ(test, sframe_remove_explicit(current->mm, t + p), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
+}
+
+/*
+ * A file's section is replaced whole by an explicit one over all of its
+ * text, and not over part of it; the file's entry and its reference to
+ * the file go with it (the counter of live sections says so).
+ */
+static void reg_replace_file_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = reg_add_file(test, ctx);
+	struct unwind_user_frame frame;
+
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].explicit);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+	KUNIT_EXPECT_EQ(test, reg_add(ctx, t, t + 4 * p), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t, t + 2 * p), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t + p, t + 4 * p), -EEXIST);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].explicit);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t, t + 4 * p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t, t + 4 * p);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].explicit);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+	KUNIT_EXPECT_EQ(test, reg_lookup(t, &frame), 0);
+
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_UNREGISTER, t, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
+}
+
+/* A file's text split by mprotect(): a replacement of either part is refused. */
+static void reg_replace_file_split_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = reg_add_file(test, ctx);
+
+	KUNIT_ASSERT_EQ(test, reg_mprotect(t + p, p, PROT_READ), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t, t + p), -EEXIST);
+	KUNIT_EXPECT_EQ(test, reg_prctl_replace(test, ctx, t + 2 * p, t + 4 * p), -EEXIST);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	reg_expect_range(test, ctx, 0, t, t + p);
+	reg_expect_range(test, ctx, 1, t + 2 * p, t + 4 * p);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].explicit);
+	KUNIT_EXPECT_FALSE(test, ctx->info[1].explicit);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+}
+
 /*
  * The limits are checked before a section is read, and count all the
  * kernel memory a process's sections take: the table of ranges too.
@@ -805,6 +909,9 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_limits_test),
 	KUNIT_CASE(reg_limits_first_test),
 	KUNIT_CASE(reg_replace_test),
+	KUNIT_CASE(reg_replace_overlap_test),
+	KUNIT_CASE(reg_replace_file_test),
+	KUNIT_CASE(reg_replace_file_split_test),
 	{}
 };
 
