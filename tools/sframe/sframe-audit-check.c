@@ -193,7 +193,20 @@ static int compare_file(const struct entry *e, struct sframe_section *rt,
 		snprintf(msg, msg_size, "%s: not an ELF file", e->path);
 		return -1;
 	}
-	res = sfe_find_eh_frame(f.phdr, f.phnum, 0, file_at, &f, &eh);
+	/* An object with SFrame of its own: the module filled its gaps */
+	for (i = 0; i < f.phnum; i++) {
+		if (f.phdr[i].p_type != PT_GNU_SFRAME)
+			continue;
+		in.sframe = file_at(&f, f.phdr[i].p_vaddr, f.phdr[i].p_filesz);
+		in.sframe_size = f.phdr[i].p_filesz;
+		in.sframe_addr = f.phdr[i].p_vaddr;
+		if (!in.sframe) {
+			snprintf(msg, msg_size, "%s: PT_GNU_SFRAME not in the file", e->path);
+			goto out_unmap;
+		}
+	}
+	res = in.sframe ? sfe_find_eh_frame_fill(f.phdr, f.phnum, 0, file_at, &f, &eh) :
+			  sfe_find_eh_frame(f.phdr, f.phnum, 0, file_at, &f, &eh);
 	if (res != SFE_OK) {
 		snprintf(msg, msg_size, "%s: %s", e->path, sfe_result_str(res));
 		goto out_unmap;

@@ -9,9 +9,16 @@
  *   LD_PRELOAD=libsframe-audit.so PROGRAM   what is loaded at start, and
  *                                           dlopen/dlclose of the program
  *
- * For each object without PT_GNU_SFRAME (the kernel registers those by
- * itself): PT_GNU_EH_FRAME -> .eh_frame_hdr -> .eh_frame, converted by
- * sframe-gen, one section and one registration per executable PT_LOAD.
+ * For each object without PT_GNU_SFRAME: PT_GNU_EH_FRAME -> .eh_frame_hdr
+ * -> .eh_frame, converted by sframe-gen, one section and one registration
+ * per executable PT_LOAD.  An object with PT_GNU_SFRAME the kernel
+ * registers by itself, but its .sframe may leave code out (libgcc's
+ * helpers, the C runtime's start files, assembly gas made no SFrame for):
+ * its own section and .eh_frame are merged as `sframe-gen --fill` merges
+ * them, and where that filled a gap the merged section is registered with
+ * SFRAME_REGISTER_REPLACE, in the place of the kernel's registration of
+ * that segment.  A segment without gaps keeps the kernel's; so does every
+ * segment when the kernel refuses the flag (older kernels: EINVAL).
  * Each object is converted once: its sections are stored in a cache file
  * and mapped read-only from it by every process that loads the object
  * (see "The cache of converted sections" below); where that cannot be,
@@ -296,8 +303,13 @@ struct sfa_conv {
 	char			err[160];
 };
 
+/*
+ * @own: the object's own SFrame section as mapped (NULL if none), whose
+ * FDEs the conversion keeps; a segment where it fills nothing is left out.
+ */
 static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias,
-		       const struct sfe_eh_frame *eh, struct sfa_conv *c)
+		       const struct sfe_eh_frame *eh, const ElfW(Phdr) *own,
+		       struct sfa_conv *c)
 {
 	struct sframe_gen_input in = {
 		.arch = SFA_ARCH,
@@ -309,6 +321,13 @@ static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias
 	};
 	struct sframe_gen_stats st;
 	unsigned int i;
+
+	if (own) {
+		/* Mapped: sfa_load() checked; at its run-time address, as the kernel reads it */
+		in.sframe_addr = bias + own->p_vaddr;
+		in.sframe = (const void *)(uintptr_t)in.sframe_addr;
+		in.sframe_size = own->p_filesz;
+	}
 
 	for (i = 0; i < phnum; i++) {
 		if (phdr[i].p_type != PT_LOAD || !(phdr[i].p_flags & PF_X) ||
@@ -325,7 +344,8 @@ static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias
 		c->gen[c->n] = sframe_gen_new(&in, &st, c->err, sizeof(c->err));
 		if (!c->gen[c->n])
 			return -1;
-		if (!st.fdes_out) {	/* nothing to say about this segment */
+		/* Nothing to say about this segment, or nothing the kernel lacks */
+		if (!st.fdes_out || st.fdes_out == st.fdes_kept) {
 			sframe_gen_free(c->gen[c->n]);
 			c->gen[c->n] = NULL;
 			continue;
@@ -339,7 +359,8 @@ static int sfa_convert(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bias
 		c->n++;
 	}
 	if (!c->n) {
-		snprintf(c->err, sizeof(c->err), "no FDE for executable code");
+		snprintf(c->err, sizeof(c->err), "%s", own ?
+			 "no gaps: its own section stays" : "no FDE for executable code");
 		return -1;
 	}
 	return 0;
@@ -886,15 +907,15 @@ static bool sfa_cache_put(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned in
 	return r == SFA_CACHE_HIT;
 }
 
-/* The kernel registers these itself */
-static bool sfa_has_sframe(const ElfW(Phdr) *phdr, unsigned int phnum)
+/* The kernel registers the section of these itself */
+static const ElfW(Phdr) *sfa_own_sframe(const ElfW(Phdr) *phdr, unsigned int phnum)
 {
 	unsigned int i;
 
 	for (i = 0; i < phnum; i++)
 		if (phdr[i].p_type == PT_GNU_SFRAME)
-			return true;
-	return false;
+			return &phdr[i];
+	return NULL;
 }
 
 /*
@@ -915,27 +936,36 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	size_t len = 0;
 	void *mem;
 	struct sfa_lookup lk = { .fd = -1 };
+	const ElfW(Phdr) *own = sfa_own_sframe(phdr, phnum);
 	int err = 0;
 
 	if (cfg.no_kernel)
 		return "skipped: kernel without PR_SFRAME_REGISTER";
 	/*
 	 * A hit needs no .eh_frame: its entry was made from this very file.
-	 * Looking for it first saves what finding .eh_frame costs.
+	 * Looking for it first saves what finding .eh_frame costs.  An object
+	 * with its own section has an entry only if .eh_frame filled a gap in
+	 * it: the key covers the file's bytes, its .sframe too, so the entry
+	 * holds what converting again would give (one without gaps converts
+	 * again each time, to find that out: it stores nothing).
 	 */
-	if (!sfa_has_sframe(phdr, phnum) &&
-	    sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
+	if (sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
 		base = c.base;
 		goto reg;
 	}
 	/* What is skipped has nothing to do with the cache: not said */
-	res = sfe_find_eh_frame(phdr, phnum, o->bias, sfa_at, &m, &eh);
+	res = own ? sfe_find_eh_frame_fill(phdr, phnum, o->bias, sfa_at, &m, &eh) :
+		    sfe_find_eh_frame(phdr, phnum, o->bias, sfa_at, &m, &eh);
 	if (res != SFE_OK) {
 		*how = 0;
 		snprintf(why, why_size, "skipped: %s", sfe_result_str(res));
 		return why;
 	}
-	if (sfa_convert(phdr, phnum, o->bias, &eh, &c)) {
+	if (own && !sfa_at(&m, o->bias + own->p_vaddr, own->p_filesz)) {
+		*how = 0;
+		return "skipped: its own section is not mapped";
+	}
+	if (sfa_convert(phdr, phnum, o->bias, &eh, own, &c)) {
 		*how = 0;
 		snprintf(why, why_size, "skipped: %s", c.err);
 		result = why;
@@ -965,6 +995,8 @@ reg:
 			.sframe_size = c.size[i],
 			.text_start = c.text_start[i],
 			.text_size = c.text_end[i] - c.text_start[i],
+			/* The kernel's registration of the segment: ours replaces it */
+			.flags = own ? SFRAME_REGISTER_REPLACE : 0,
 		};
 
 		*fdes += c.fdes[i];
@@ -980,11 +1012,15 @@ reg:
 		}
 	}
 	if (cfg.dry_run) {
-		result = "dry run";
+		result = own ? "dry run, filled" : "dry run";
 	} else if (err) {
-		snprintf(why, why_size, "%s: %s", o->nreg ? "partly registered" :
-			 "not registered", strerror(err));
+		snprintf(why, why_size, "%s: %s%s", o->nreg ? "partly registered" :
+			 "not registered", strerror(err), !own ? "" : err == EINVAL ?
+			 " (perhaps a kernel without SFRAME_REGISTER_REPLACE): its own section stays" :
+			 ": its own section stays");
 		result = why;
+	} else if (own) {
+		result = "registered, filled, in place of its own section";
 	}
 	if (cfg.dry_run || o->nreg) {
 		o->mem = mem;

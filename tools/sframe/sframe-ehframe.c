@@ -73,21 +73,9 @@ static int read_encoded(const uint8_t *p, size_t avail, uint8_t enc, uint64_t ad
 	return 0;
 }
 
-/**
- * sfe_find_eh_frame() - find an object's .eh_frame
- * @phdr: its program headers (link-time addresses).
- * @phnum: how many.
- * @bias: what to add to a link-time address to get one @at understands
- *	(the load bias for a loaded object, 0 for the file).
- * @at: gives the bytes at an address.
- * @ctx: for @at.
- * @out: filled in on SFE_OK.
- *
- * Return: SFE_OK, or why not (see enum sfe_result).
- */
-enum sfe_result sfe_find_eh_frame(const ElfW(Phdr) *phdr, unsigned int phnum,
-				  uint64_t bias, sfe_at_fn at, void *ctx,
-				  struct sfe_eh_frame *out)
+static enum sfe_result sfe_find(const ElfW(Phdr) *phdr, unsigned int phnum,
+				uint64_t bias, sfe_at_fn at, void *ctx,
+				struct sfe_eh_frame *out, bool fill)
 {
 	const ElfW(Phdr) *hdr = NULL, *load;
 	const uint8_t *h;
@@ -96,7 +84,7 @@ enum sfe_result sfe_find_eh_frame(const ElfW(Phdr) *phdr, unsigned int phnum,
 	unsigned int i;
 
 	for (i = 0; i < phnum; i++) {
-		if (phdr[i].p_type == PT_GNU_SFRAME)
+		if (phdr[i].p_type == PT_GNU_SFRAME && !fill)
 			return SFE_HAS_SFRAME;
 		if (phdr[i].p_type == PT_GNU_EH_FRAME)
 			hdr = &phdr[i];
@@ -124,6 +112,46 @@ enum sfe_result sfe_find_eh_frame(const ElfW(Phdr) *phdr, unsigned int phnum,
 	out->size = end - ptr;
 	out->bytes = at(ctx, ptr, out->size);
 	return out->bytes ? SFE_OK : SFE_BAD_PTR;
+}
+
+/**
+ * sfe_find_eh_frame() - find an object's .eh_frame
+ * @phdr: its program headers (link-time addresses).
+ * @phnum: how many.
+ * @bias: what to add to a link-time address to get one @at understands
+ *	(the load bias for a loaded object, 0 for the file).
+ * @at: gives the bytes at an address.
+ * @ctx: for @at.
+ * @out: filled in on SFE_OK.
+ *
+ * Return: SFE_OK, or why not (see enum sfe_result).
+ */
+enum sfe_result sfe_find_eh_frame(const ElfW(Phdr) *phdr, unsigned int phnum,
+				  uint64_t bias, sfe_at_fn at, void *ctx,
+				  struct sfe_eh_frame *out)
+{
+	return sfe_find(phdr, phnum, bias, at, ctx, out, false);
+}
+
+/**
+ * sfe_find_eh_frame_fill() - find the .eh_frame of an object with SFrame
+ * @phdr: its program headers (link-time addresses).
+ * @phnum: how many.
+ * @bias: as for sfe_find_eh_frame().
+ * @at: gives the bytes at an address.
+ * @ctx: for @at.
+ * @out: filled in on SFE_OK.
+ *
+ * As sfe_find_eh_frame(), PT_GNU_SFRAME or not: for filling the gaps of
+ * the object's own section from its .eh_frame.
+ *
+ * Return: SFE_OK, or why not (never SFE_HAS_SFRAME).
+ */
+enum sfe_result sfe_find_eh_frame_fill(const ElfW(Phdr) *phdr, unsigned int phnum,
+				       uint64_t bias, sfe_at_fn at, void *ctx,
+				       struct sfe_eh_frame *out)
+{
+	return sfe_find(phdr, phnum, bias, at, ctx, out, true);
 }
 
 /**

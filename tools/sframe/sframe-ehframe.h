@@ -59,6 +59,9 @@ const ElfW(Phdr) *sfe_load_of(const ElfW(Phdr) *phdr, unsigned int phnum,
 enum sfe_result sfe_find_eh_frame(const ElfW(Phdr) *phdr, unsigned int phnum,
 				  uint64_t bias, sfe_at_fn at, void *ctx,
 				  struct sfe_eh_frame *out);
+enum sfe_result sfe_find_eh_frame_fill(const ElfW(Phdr) *phdr, unsigned int phnum,
+				       uint64_t bias, sfe_at_fn at, void *ctx,
+				       struct sfe_eh_frame *out);
 const char *sfe_result_str(enum sfe_result res);
 
 #endif /* _SFRAME_EHFRAME_H */
