@@ -141,6 +141,14 @@ static const struct sf_test sf_tests[] = {
 	{ "perf-defer",		{ "sf-perf", "--defer" }, {} },
 	{ "perf-nocfi",		{ "sf-perf", "--nocfi" }, {} },
 	{ "perf-defer-nocfi",	{ "sf-perf", "--defer", "--nocfi" }, {} },
+	/*
+	 * A gap in a program's .sframe (assembly with CFI, no SFrame) at a
+	 * function that moves the stack pointer: wrong stacks through it,
+	 * then none under the audit module, which fills it from .eh_frame
+	 */
+	{ "perf-gap",		{ "sf-perf-gap" }, {} },
+	{ "perf-gap-audit",	{ "sf-perf-gap", "--audit", "libsframe-audit.so" },
+	  { "libsframe-audit.so" } },
 	{ "vdso",		{ "sf-vdso" }, {} },
 	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" }, {} },
 	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" }, {} },
