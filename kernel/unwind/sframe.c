@@ -1484,8 +1484,8 @@ static noinline int sframe_find_uncached(struct sframe_section *sec,
  * @frame: filled with the rules of the FRE that covers @ip.
  * @ctx: the walk the lookup serves: the address space the section lives
  *	in (@ctx->mm; NULL for the current task's) and the FREs it may still
- *	read (@ctx->budget, decremented by those it reads).  NULL for the
- *	current task's, with no bound (tools, validation, tests).
+ *	read (@ctx->budget, decremented by those it reads; UINT_MAX for no
+ *	bound).
  *
  * A function may have 65,535 FREs, read in order: a walk that cannot take
  * that long (NMI) shares one budget among its lookups.  Another task's
@@ -1508,7 +1508,6 @@ int sframe_find(struct sframe_section *sec, unsigned long ip,
 	/* Pairs with sframe_section_cache_alloc(): zeroed entries, cache_sets */
 	struct sframe_cache_entry *cache = smp_load_acquire(&sec->cache);
 	unsigned long off = ip - sec->text_start;
-	unsigned int unbounded = UINT_MAX;
 
 	/* Below the text, @off wrapped around: one test for both ends */
 	if (off >= sec->text_end - sec->text_start || off >= U32_MAX)
@@ -1516,8 +1515,7 @@ int sframe_find(struct sframe_section *sec, unsigned long ip,
 	/* An NMI's lookup goes from the cache test straight to the search */
 	if (cache && sframe_cache_get(sec, cache, off + 1, frame))
 		return 0;
-	return sframe_find_uncached(sec, ctx ? ctx->mm : NULL, ip, frame,
-				    ctx ? &ctx->budget : &unbounded);
+	return sframe_find_uncached(sec, ctx->mm, ip, frame, &ctx->budget);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_find);
 

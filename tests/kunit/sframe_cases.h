@@ -13,6 +13,11 @@
 #include "sframe_build.h"
 
 /* Text covers [base - SFB_TEXT_BEFORE, base + SFB_TEXT_SIZE) */
+#ifndef SFRAME_UNBOUNDED
+/* The context of a lookup of the current task's section with no bound on rows */
+#define SFRAME_UNBOUNDED	(&(struct unwind_user_ctx){ .budget = UINT_MAX })
+#endif
+
 #define SFB_TEXT_BEFORE		0x100
 #define SFB_TEXT_SIZE		0x40000
 #define SFB_TEXT_DISTANCE	0x100000UL	/* text base above the section */
@@ -62,7 +67,7 @@ static inline void sframe_describe_lookup(struct sframe_section *sec,
 					  unsigned long ip, char *buf, size_t len)
 {
 	struct unwind_user_frame frame;
-	int ret = sframe_find(sec, ip, &frame, NULL);
+	int ret = sframe_find(sec, ip, &frame, SFRAME_UNBOUNDED);
 
 	if (ret == -ENOENT)
 		snprintf(buf, len, "none");

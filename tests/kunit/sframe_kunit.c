@@ -123,7 +123,7 @@ static void sframe_malformed_test(struct kunit *test)
 			sframe_section_release(&sec);
 	} else {
 		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "init: %s", sec.reason);
-		ret = sframe_find(&sec, ctx->text + c->pc, &frame, NULL);
+		ret = sframe_find(&sec, ctx->text + c->pc, &frame, SFRAME_UNBOUNDED);
 		KUNIT_EXPECT_EQ_MSG(test, ret, c->err, "lookup: %s", sec.reason);
 		sframe_section_release(&sec);
 	}
@@ -152,7 +152,7 @@ static void sframe_bad_then_good_test(struct kunit *test)
 	size = sframe_decode_case_bytes(good, SFRAME_ABI, ctx->buf, ctx->addr, ctx->text);
 	sframe_test_place(test, ctx, 0);
 	KUNIT_ASSERT_EQ(test, sframe_test_open(ctx, &sec, size), 0);
-	KUNIT_ASSERT_EQ(test, sframe_find(&sec, ctx->text + good->pc, &frame, NULL), 0);
+	KUNIT_ASSERT_EQ(test, sframe_find(&sec, ctx->text + good->pc, &frame, SFRAME_UNBOUNDED), 0);
 	sframe_format_frame(got, sizeof(got), &frame);
 	KUNIT_EXPECT_STREQ(test, got, good->expect);
 	sframe_section_release(&sec);
@@ -235,11 +235,11 @@ static void sframe_nofault_test(struct kunit *test)
 		      MAP_FIXED | MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_EQ(test, ret, ctx->addr);
 	pagefault_disable();
-	err = sframe_find(&sec, ctx->text + good->pc, &frame, NULL);
+	err = sframe_find(&sec, ctx->text + good->pc, &frame, SFRAME_UNBOUNDED);
 	pagefault_enable();
 	KUNIT_EXPECT_EQ(test, err, -EFAULT);
 
-	err = sframe_find(&sec, ctx->text + good->pc, &frame, NULL);
+	err = sframe_find(&sec, ctx->text + good->pc, &frame, SFRAME_UNBOUNDED);
 	KUNIT_EXPECT_NE(test, err, -EFAULT);
 	sframe_section_release(&sec);
 }

@@ -154,8 +154,8 @@ static int compare_pc(struct sframe_section *rt, struct sframe_section *file,
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	ra = sframe_find(rt, pc, &a, NULL);
-	rb = sframe_find(file, pc - bias, &b, NULL);
+	ra = sframe_find(rt, pc, &a, SFRAME_UNBOUNDED);
+	rb = sframe_find(file, pc - bias, &b, SFRAME_UNBOUNDED);
 	if (ra != rb) {
 		snprintf(msg, msg_size, "pc %#" PRIx64 ": run time %d, file %d", pc, ra, rb);
 		return -1;

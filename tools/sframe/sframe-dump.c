@@ -59,7 +59,7 @@ static int lookup_all(struct sframe_section *sec, unsigned long code_lo,
 			sframe_elf_fail("FDE %u at %#lx overlaps addresses already printed (up to %#lx)",
 					n, fde.func_start, done);
 		for (pc = fde.func_start; pc < end; pc++) {
-			ret = sframe_find(sec, pc, &frame, NULL);
+			ret = sframe_find(sec, pc, &frame, SFRAME_UNBOUNDED);
 			printf("%#lx ", pc);
 			if (ret == -ENOENT) {
 				puts("none");

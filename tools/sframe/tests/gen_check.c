@@ -93,7 +93,7 @@ static int check_pc(struct sframe_section *sec, unsigned long pc, const struct s
 	/* Lookups, as the kernel's, reach the first 4 GiB of the text only. */
 	if (pc - sec->text_start >= U32_MAX)
 		return 0;
-	ret = sframe_find(sec, pc, &k, NULL);
+	ret = sframe_find(sec, pc, &k, SFRAME_UNBOUNDED);
 
 	if (ret)
 		return why(buf, size, "sframe_find(%#lx): %d (%s)", pc, ret,

@@ -61,7 +61,7 @@ static int validate(const char *name, unsigned long addr)
 		if (sframe_read_fde(&sec, n, &fde))
 			sframe_elf_fail("FDE %u: %s", n, sec.reason);
 		for (pc = fde.func_start; pc < fde.func_start + fde.func_size; pc++, pcs++) {
-			ret = sframe_find(&sec, pc, &f, NULL);
+			ret = sframe_find(&sec, pc, &f, SFRAME_UNBOUNDED);
 			if (ret)
 				sframe_elf_fail("lookup of %#lx: %d (%s)", pc, ret, sec.reason);
 		}
@@ -113,10 +113,10 @@ int main(int argc, char **argv)
 			sframe_elf_fail("gas FDE %u: %s", n, gas.reason);
 		end = fde.func_start + fde.func_size;
 		for (pc = fde.func_start; pc < end; pc++) {
-			ra = sframe_find(&gas, pc, &a, NULL);
+			ra = sframe_find(&gas, pc, &a, SFRAME_UNBOUNDED);
 			if (ra)
 				continue;
-			rb = sframe_find(&gen, pc, &b, NULL);
+			rb = sframe_find(&gen, pc, &b, SFRAME_UNBOUNDED);
 			if (rb == -ENOENT) {
 				missing++;
 				continue;

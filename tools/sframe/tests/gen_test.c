@@ -147,7 +147,7 @@ static void expect(struct conv *c, unsigned long pc, struct unwind_user_frame e)
 
 	if (!c->checked)
 		return;
-	ret = sframe_find(&c->sec, pc, &k, NULL);
+	ret = sframe_find(&c->sec, pc, &k, SFRAME_UNBOUNDED);
 	CHECK(!ret, "sframe_find(%#lx): %d", pc, ret);
 	if (ret)
 		return;
@@ -162,7 +162,7 @@ static void expect_none(struct conv *c, unsigned long pc)
 	struct unwind_user_frame k;
 
 	if (c->checked)
-		CHECK(sframe_find(&c->sec, pc, &k, NULL) == -ENOENT, "%#lx should not be covered", pc);
+		CHECK(sframe_find(&c->sec, pc, &k, SFRAME_UNBOUNDED) == -ENOENT, "%#lx should not be covered", pc);
 }
 
 static void expect_counts(struct conv *c, unsigned int out, unsigned int flex,

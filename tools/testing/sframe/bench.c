@@ -144,7 +144,7 @@ noinline void bench_lookups(struct sframe_section *sec,
 	uint64_t i;
 
 	for (i = 0; i < n; i++) {
-		if (sframe_find(sec, pcs[i], &frame, NULL))
+		if (sframe_find(sec, pcs[i], &frame, SFRAME_UNBOUNDED))
 			continue;
 		res->found++;
 		res->cfa_sum += frame.cfa.offset;
@@ -189,7 +189,7 @@ static int bench_rows(const char *path, const char *file)
 	bench_open(path, &loc, &sec);
 	for (i = 0; i < n; i++)
 		printf("%#llx %s\n", (unsigned long long)pcs[i],
-		       sframe_find(&sec, pcs[i], &frame, NULL) ? "none" :
+		       sframe_find(&sec, pcs[i], &frame, SFRAME_UNBOUNDED) ? "none" :
 		       unwind_user_frame_str(&frame, text, sizeof(text)));
 	free(pcs);
 	sframe_section_release(&sec);

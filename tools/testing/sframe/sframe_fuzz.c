@@ -186,7 +186,7 @@ static void lookups(struct sframe_section *sec, const struct fuzz_run *r, bool f
 		if (first)
 			ret = sframe_find(sec, addr, &frame, &ctx);
 		else
-			ret = sframe_find(sec, addr, &frame, NULL);
+			ret = sframe_find(sec, addr, &frame, SFRAME_UNBOUNDED);
 		check_err(ret);
 		if (!ret)
 			check_frame(&frame);
@@ -217,7 +217,7 @@ static void lookup_fre(struct sframe_section *sec, const struct fuzz_run *r,
 
 	if (fre->start >= fde->func_size)
 		return;
-	ret = sframe_find(sec, fde->func_start + fre->start, &frame, NULL);
+	ret = sframe_find(sec, fde->func_start + fre->start, &frame, SFRAME_UNBOUNDED);
 	check_err(ret);
 	if (ret) {
 		if (r->valid && ret != -ENOENT)
@@ -257,12 +257,12 @@ static void walk(struct sframe_section *sec, const struct fuzz_run *r)
 				__builtin_trap();
 			continue;
 		}
-		ret = sframe_find(sec, fde.func_start, &frame, NULL);
+		ret = sframe_find(sec, fde.func_start, &frame, SFRAME_UNBOUNDED);
 		check_err(ret);
 		if (valid && ret && ret != -ENOENT)
 			__builtin_trap();
 		if (fde.func_size) {
-			ret = sframe_find(sec, fde.func_start + fde.func_size - 1, &frame, NULL);
+			ret = sframe_find(sec, fde.func_start + fde.func_size - 1, &frame, SFRAME_UNBOUNDED);
 			check_err(ret);
 			if (valid && ret && ret != -ENOENT)
 				__builtin_trap();

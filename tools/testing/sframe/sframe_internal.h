@@ -114,6 +114,9 @@ static __always_inline void sframe_fix_order(const struct sframe_section *sec, v
 	}
 }
 
+/* The context of a lookup of the current task's section with no bound on rows */
+#define SFRAME_UNBOUNDED	(&(struct unwind_user_ctx){ .budget = UINT_MAX })
+
 #define SFRAME_UMEM_MAX_REGIONS	4
 
 /**

@@ -112,7 +112,7 @@ static void run_bad(const struct sframe_bad_case *c, u8 abi, const char *abiname
 		return;
 	}
 	if (!ret) {
-		ret = sframe_find(&sec, text + c->pc, &frame, NULL);
+		ret = sframe_find(&sec, text + c->pc, &frame, SFRAME_UNBOUNDED);
 		sframe_section_release(&sec);
 	} else if (!c->at_init) {
 		report(false, abiname, c->name, "init failed: %s (%s)", errname(ret),
@@ -205,9 +205,9 @@ static void run_big_text(void)
 		check(false, "text_of_8g");
 		return;
 	}
-	check(sec.num_fdes == 1 && sec.fast_shift < 32 && !sframe_find(&sec, text + 4, &frame, NULL) &&
-	      sframe_find(&sec, text + (1UL << 32) + 4, &frame, NULL) == -ENOENT &&
-	      sframe_find(&sec, text + 0x1000, &frame, NULL) == -ENOENT, "text_of_8g");
+	check(sec.num_fdes == 1 && sec.fast_shift < 32 && !sframe_find(&sec, text + 4, &frame, SFRAME_UNBOUNDED) &&
+	      sframe_find(&sec, text + (1UL << 32) + 4, &frame, SFRAME_UNBOUNDED) == -ENOENT &&
+	      sframe_find(&sec, text + 0x1000, &frame, SFRAME_UNBOUNDED) == -ENOENT, "text_of_8g");
 	sframe_section_release(&sec);
 }
 
@@ -523,7 +523,7 @@ static bool race_lookups(const struct race *r, struct sframe_section *sec,
 			}
 			continue;
 		}
-		ret = sframe_find(sec, text + pc, &frame, NULL);
+		ret = sframe_find(sec, text + pc, &frame, SFRAME_UNBOUNDED);
 		if (!documented(ret) || (!ret && !frame_sane(&frame))) {
 			snprintf(why, len, "pc %#x: %s, or an impossible rule", pc, errname(ret));
 			return false;

@@ -76,7 +76,7 @@ static int lookup(struct sframe_section *sec, const struct gc_abi *abi, u64 pc,
 
 	if (!sec)
 		return 0;
-	ret = sframe_find(sec, pc, f, NULL);
+	ret = sframe_find(sec, pc, f, SFRAME_UNBOUNDED);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret)
