@@ -9,6 +9,7 @@
 struct sframe_index_entry;
 struct sframe_elem_entry;
 struct sframe_cache_entry;
+struct sframe_image;
 struct mm_struct;
 
 /**
@@ -35,7 +36,11 @@ struct mm_struct;
  * @flags: SFRAME_F_* of the section.
  * @fixed_fp_off: header's fixed FP offset from the CFA, 0 if none.
  * @fixed_ra_off: header's fixed RA offset from the CFA, 0 if none.
+ * @borrowed: @index, @elems and @fast belong to the section this one is a
+ *	view of (sframe_section_view()).
  * @reason: why the last call failed, for a one-line diagnostic.
+ * @image: the kernel copy being indexed, during sframe_section_init_image()
+ *	only.
  */
 struct sframe_section {
 	unsigned long			sframe_start;
@@ -57,7 +62,19 @@ struct sframe_section {
 	u8				flags;
 	s8				fixed_fp_off;
 	s8				fixed_ra_off;
+	bool				borrowed;
 	const char			*reason;
+	const struct sframe_image	*image;
+};
+
+/**
+ * struct sframe_image - a section's bytes, copied into kernel memory
+ * @data: the bytes.
+ * @len: how many.
+ */
+struct sframe_image {
+	const u8	*data;
+	unsigned long	len;
 };
 
 /**
@@ -113,6 +130,14 @@ struct sframe_fre {
 int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 			unsigned long sframe_size, unsigned long text_start,
 			unsigned long text_end, size_t max_bytes);
+int sframe_section_init_image(struct sframe_section *sec,
+			      const struct sframe_image *image,
+			      unsigned long sframe_start,
+			      unsigned long text_start, unsigned long text_end,
+			      size_t max_bytes);
+void sframe_section_view(struct sframe_section *dst,
+			 const struct sframe_section *src,
+			 unsigned long sframe_start, unsigned long text_start);
 void sframe_section_release(struct sframe_section *sec);
 int sframe_section_copy(struct sframe_section *dst,
 			const struct sframe_section *src);

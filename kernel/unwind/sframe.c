@@ -130,6 +130,24 @@ static __always_inline int sframe_reject(struct sframe_section *sec, int err,
 	return err;
 }
 
+/*
+ * Section bytes for building the index: from the kernel's copy when there
+ * is one (sframe_section_init_image()), else from user memory.
+ */
+static int sframe_build_read(const struct sframe_section *sec, void *dst,
+			     unsigned long addr, size_t len)
+{
+	const struct sframe_image *image = sec->image;
+
+	if (!image)
+		return copy_from_user(dst, (void __user *)addr, len) ? -EFAULT : 0;
+	if (addr < sec->sframe_start || len > image->len ||
+	    addr - sec->sframe_start > image->len - len)
+		return -EFAULT;
+	memcpy(dst, image->data + (addr - sec->sframe_start), len);
+	return 0;
+}
+
 static __always_inline u32 sframe_u32(const struct sframe_section *sec, u32 value)
 {
 	sframe_fix_order(sec, &value, sizeof(value));
@@ -241,7 +259,7 @@ static int sframe_parse_header(struct sframe_section *sec, unsigned long addr,
 
 	if (end - addr < SFRAME_HDR_SIZE)
 		return sframe_reject(sec, -EINVAL, "truncated header");
-	if (copy_from_user(&hdr, (void __user *)addr, sizeof(hdr)))
+	if (sframe_build_read(sec, &hdr, addr, sizeof(hdr)))
 		return sframe_reject(sec, -EFAULT, "header not readable");
 	err = sframe_check_preamble(sec, &hdr, &foreign);
 	if (!err)
@@ -281,7 +299,7 @@ static bool sframe_next_element(struct sframe_section *sec, unsigned long *addr,
 	u16 magic;
 
 	for (*addr = elem_end; *addr <= last && end - *addr >= SFRAME_HDR_SIZE; (*addr)++) {
-		if (get_user(magic, (u16 __user *)*addr))
+		if (sframe_build_read(sec, &magic, *addr, sizeof(magic)))
 			return false;
 		sframe_fix_order(sec, &magic, sizeof(magic));
 		if (magic == SFRAME_MAGIC)
@@ -366,7 +384,7 @@ static int sframe_index_element(struct sframe_section *sec,
 	for (i = 0; i < elem->num_fdes; i += n) {
 		n = min(SFRAME_FDE_CHUNK / fde_size, elem->num_fdes - i);
 		addr = elem->fdes + (unsigned long)i * fde_size;
-		if (copy_from_user(chunk, (void __user *)addr, n * fde_size))
+		if (sframe_build_read(sec, chunk, addr, n * fde_size))
 			return sframe_reject(sec, -EFAULT, "FDE not readable");
 		for (j = 0, p = chunk; j < n; j++, p += fde_size, addr += fde_size) {
 			if (v2) {
@@ -585,6 +603,43 @@ err:
 	return ret;
 }
 
+/* sframe_section_init() from user memory, or from @image when it is set */
+static int sframe_section_prepare(struct sframe_section *sec,
+				  const struct sframe_image *image,
+				  unsigned long sframe_start,
+				  unsigned long sframe_size,
+				  unsigned long text_start,
+				  unsigned long text_end, size_t max_bytes)
+{
+	struct sframe_element elem;
+	unsigned long next, end = sframe_start + sframe_size;
+	int ret;
+
+	memset(sec, 0, sizeof(*sec));
+	if (sframe_size > U32_MAX || end < sframe_start)
+		return sframe_reject(sec, -EINVAL, "section too large");
+	/* No user address is this high; below it no offset sum can wrap. */
+	if (sframe_start > LONG_MAX)
+		return sframe_reject(sec, -EINVAL, "section above user addresses");
+	if (text_start >= text_end)
+		return sframe_reject(sec, -EINVAL, "empty text range");
+	sec->sframe_start = sframe_start;
+	sec->text_start = text_start;
+	sec->text_end = text_end;
+	sec->image = image;
+
+	ret = sframe_parse_header(sec, sframe_start, end, true, &elem);
+	if (!ret) {
+		sec->sframe_end = elem.fres_end;
+		/* An element ends after its header, so no next one starts at 0. */
+		if (!sframe_next_element(sec, &next, elem.fres_end, end))
+			next = 0;
+		ret = sframe_build_index(sec, &elem, next, end, max_bytes);
+	}
+	sec->image = NULL;
+	return ret;
+}
+
 /**
  * sframe_section_init() - check an SFrame section and prepare lookups in it
  * @sec: the section to fill in.
@@ -613,42 +668,85 @@ int sframe_section_init(struct sframe_section *sec, unsigned long sframe_start,
 			unsigned long sframe_size, unsigned long text_start,
 			unsigned long text_end, size_t max_bytes)
 {
-	struct sframe_element elem;
-	unsigned long next, end = sframe_start + sframe_size;
-	int ret;
-
-	memset(sec, 0, sizeof(*sec));
-	if (sframe_size > U32_MAX || end < sframe_start)
-		return sframe_reject(sec, -EINVAL, "section too large");
-	/* No user address is this high; below it no offset sum can wrap. */
-	if (sframe_start > LONG_MAX)
-		return sframe_reject(sec, -EINVAL, "section above user addresses");
-	if (text_start >= text_end)
-		return sframe_reject(sec, -EINVAL, "empty text range");
-	sec->sframe_start = sframe_start;
-	sec->text_start = text_start;
-	sec->text_end = text_end;
-
-	ret = sframe_parse_header(sec, sframe_start, end, true, &elem);
-	if (ret)
-		return ret;
-	sec->sframe_end = elem.fres_end;
-	/* An element ends after its header, so no next one starts at 0. */
-	if (!sframe_next_element(sec, &next, elem.fres_end, end))
-		next = 0;
-	return sframe_build_index(sec, &elem, next, end, max_bytes);
+	return sframe_section_prepare(sec, NULL, sframe_start, sframe_size,
+				      text_start, text_end, max_bytes);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_init);
 
 /**
+ * sframe_section_init_image() - sframe_section_init() from a kernel copy
+ * @sec: the section to fill in.
+ * @image: the section's bytes, as they are at @sframe_start; only read
+ *	during the call.
+ * @sframe_start: the user address the bytes are for.
+ * @text_start: start of the code the section describes.
+ * @text_end: end of that code.
+ * @max_bytes: kernel memory the section may take.
+ *
+ * The index of a file's section is built once from the file and shared by
+ * every process that maps it (sframe_section_view()): a copy read once,
+ * which no process can change while it is indexed.  Lookups in @sec read
+ * user memory at @sframe_start, as for any other section.
+ *
+ * Context: Process context; may sleep.
+ * Return: as sframe_section_init(); -EFAULT for headers that point past
+ *	@image.
+ */
+int sframe_section_init_image(struct sframe_section *sec,
+			      const struct sframe_image *image,
+			      unsigned long sframe_start,
+			      unsigned long text_start, unsigned long text_end,
+			      size_t max_bytes)
+{
+	return sframe_section_prepare(sec, image, sframe_start, image->len,
+				      text_start, text_end, max_bytes);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_section_init_image);
+
+/**
+ * sframe_section_view() - @src's index, for the same section elsewhere
+ * @dst: the view to fill in.
+ * @src: a section sframe_section_init() or _init_image() accepted.
+ * @sframe_start: user address of the section in the view's address space.
+ * @text_start: the address of @src's text there.
+ *
+ * The index holds offsets from the section and its text, so another
+ * mapping of the same file, or a forked child, can search it where it
+ * has them.  @dst borrows @src's tables, which must outlive it, and gets
+ * a rule cache of its own when sframe_section_cache_alloc() is called.
+ */
+void sframe_section_view(struct sframe_section *dst,
+			 const struct sframe_section *src,
+			 unsigned long sframe_start, unsigned long text_start)
+{
+	*dst = *src;
+	dst->cache = NULL;
+	dst->cache_sets = 0;
+	dst->reason = NULL;
+	dst->borrowed = true;
+	dst->sframe_start = sframe_start;
+	dst->sframe_end = sframe_start + (src->sframe_end - src->sframe_start);
+	dst->text_start = text_start;
+	dst->text_end = text_start + (src->text_end - src->text_start);
+	if (src->fres) {
+		dst->fres = sframe_start + (src->fres - src->sframe_start);
+		dst->fres_end = sframe_start + (src->fres_end - src->sframe_start);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_section_view);
+
+/**
  * sframe_section_release() - free what sframe_section_init() allocated
- * @sec: the section; it must not be used for lookups afterwards.
+ * @sec: the section; it must not be used for lookups afterwards.  A view
+ *	frees its rule cache only.
  */
 void sframe_section_release(struct sframe_section *sec)
 {
-	kvfree(sec->index);
-	kvfree(sec->elems);
-	kvfree(sec->fast);
+	if (!sec->borrowed) {
+		kvfree(sec->index);
+		kvfree(sec->elems);
+		kvfree(sec->fast);
+	}
 	kvfree(sec->cache);
 	sec->index = NULL;
 	sec->elems = NULL;
@@ -660,12 +758,13 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_section_release);
 /**
  * sframe_section_copy() - duplicate a prepared section for another process
  * @dst: the copy.
- * @src: a section sframe_section_init() accepted.
+ * @src: a section sframe_section_init() accepted, or a view.
  *
  * A forked child's memory holds the same section at the same address, so
- * only the kernel-side index needs copying.  The rule cache is not copied
- * (the parent's entries may be half written right now): the child gets
- * one of its own when it is first unwound.
+ * only the kernel-side index needs copying; a view's copy is a view of the
+ * same tables.  The rule cache is not copied (the parent's entries may be
+ * half written right now): the child gets one of its own when it is first
+ * unwound.
  *
  * Return: 0, or -ENOMEM with @dst holding nothing to release.
  */
@@ -673,11 +772,13 @@ int sframe_section_copy(struct sframe_section *dst,
 			const struct sframe_section *src)
 {
 	*dst = *src;
+	dst->cache = NULL;
+	dst->cache_sets = 0;
+	if (src->borrowed)
+		return 0;
 	dst->index = NULL;
 	dst->elems = NULL;
 	dst->fast = NULL;
-	dst->cache = NULL;
-	dst->cache_sets = 0;
 	if (src->index) {
 		dst->index = kvmemdup(src->index, src->num_fdes * sizeof(*src->index),
 				      SFRAME_GFP);
@@ -705,19 +806,19 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_section_copy);
  * @sec: the section.
  *
  * Return: bytes of its FDE index, fast lookup table, rule cache and element
- *	table, 0 when it has none.
+ *	table, 0 when it has none; of a view, its rule cache's alone.
  */
 size_t sframe_section_bytes(const struct sframe_section *sec)
 {
-	size_t bytes = 0;
+	/* Pairs with sframe_section_cache_alloc(): the cache is all there. */
+	size_t bytes = smp_load_acquire(&sec->cache) ? sframe_section_cache_bytes(sec) : 0;
 
+	if (sec->borrowed)
+		return bytes;
 	if (sec->index)
 		bytes += sec->num_fdes * sizeof(*sec->index);
 	if (sec->fast)
 		bytes += sframe_fast_entries(sec, sec->fast_shift) * sizeof(*sec->fast);
-	/* Pairs with sframe_section_cache_alloc(): the cache is all there. */
-	if (smp_load_acquire(&sec->cache))
-		bytes += sframe_section_cache_bytes(sec);
 	if (sec->elems)
 		bytes += sec->num_elems * sizeof(*sec->elems);
 	return bytes;

@@ -30,23 +30,10 @@
 #define SFRAME_ELF_CACHE_BITS	6
 #define SFRAME_ELF_CACHE_MAX	256
 
-/*
- * A file version.  The inode pointer is only compared, never followed: a
- * freed inode's memory reused for another file would still differ in
- * number, generation or version.
- */
-struct sframe_elf_key {
-	const struct inode	*inode;
-	unsigned long		ino;
-	u32			generation;
-	loff_t			size;
-	u64			version;
-};
-
 struct sframe_elf_cached {
 	struct hlist_node	hash;
 	struct list_head	lru;
-	struct sframe_elf_key	key;
+	struct sframe_file_version key;
 	struct sframe_elf_info	info;
 };
 
@@ -56,33 +43,50 @@ static LIST_HEAD(sframe_elf_lru);
 static unsigned int sframe_elf_cached_nr;
 static unsigned long sframe_elf_hits, sframe_elf_misses;
 
-/* False when the file's versions cannot be told apart: no caching then. */
-static bool sframe_elf_key(struct file *file, struct sframe_elf_key *key)
+/**
+ * sframe_file_version() - the version of a file's contents
+ * @file: the file.
+ * @v: filled in.
+ *
+ * Context: Any context that may look at the inode.
+ * Return: false when the file's versions cannot be told apart (its
+ *	filesystem keeps no i_version): nothing read from it may be reused.
+ */
+bool sframe_file_version(struct file *file, struct sframe_file_version *v)
 {
 	struct inode *inode = file_inode(file);
 
-	memset(key, 0, sizeof(*key));
+	memset(v, 0, sizeof(*v));
 	if (!IS_I_VERSION(inode))
 		return false;
-	key->inode = inode;
-	key->ino = inode->i_ino;
-	key->generation = inode->i_generation;
-	key->size = i_size_read(inode);
+	v->inode = inode;
+	v->ino = inode->i_ino;
+	v->generation = inode->i_generation;
+	v->size = i_size_read(inode);
 	/* Asking makes the next write move it. */
-	key->version = inode_query_iversion(inode);
+	v->version = inode_query_iversion(inode);
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(sframe_file_version);
 
-static bool sframe_elf_key_eq(const struct sframe_elf_key *a,
-			      const struct sframe_elf_key *b)
+/**
+ * sframe_file_version_eq() - are two versions the same contents?
+ * @a: one, from sframe_file_version().
+ * @b: another.
+ *
+ * Return: true if they are of the same file, unchanged between them.
+ */
+bool sframe_file_version_eq(const struct sframe_file_version *a,
+			    const struct sframe_file_version *b)
 {
 	return a->inode == b->inode && a->ino == b->ino &&
 	       a->generation == b->generation && a->size == b->size &&
 	       a->version == b->version;
 }
+EXPORT_SYMBOL_IF_KUNIT(sframe_file_version_eq);
 
 /* Caller holds sframe_elf_lock. */
-static struct sframe_elf_cached *sframe_elf_find(const struct sframe_elf_key *key)
+static struct sframe_elf_cached *sframe_elf_find(const struct sframe_file_version *key)
 {
 	struct sframe_elf_cached *c;
 
@@ -174,7 +178,7 @@ static int sframe_elf_read(struct file *file, struct sframe_elf_info *info)
 	return n < 0 ? n : 0;
 }
 
-static void sframe_elf_remember(const struct sframe_elf_key *key,
+static void sframe_elf_remember(const struct sframe_file_version *key,
 				const struct sframe_elf_info *info)
 {
 	struct sframe_elf_cached *c, *old = NULL;
@@ -214,17 +218,17 @@ static void sframe_elf_remember(const struct sframe_elf_key *key,
 int sframe_elf_info(struct file *file, struct sframe_elf_info *info)
 {
 	struct sframe_elf_cached *c;
-	struct sframe_elf_key key;
+	struct sframe_file_version key;
 	bool cacheable;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
 	if (!S_ISREG(file_inode(file)->i_mode))
 		return 0;
-	cacheable = sframe_elf_key(file, &key);
+	cacheable = sframe_file_version(file, &key);
 	scoped_guard(spinlock, &sframe_elf_lock) {
 		c = cacheable ? sframe_elf_find(&key) : NULL;
-		if (c && sframe_elf_key_eq(&c->key, &key)) {
+		if (c && sframe_file_version_eq(&c->key, &key)) {
 			*info = c->info;
 			list_move(&c->lru, &sframe_elf_lru);
 			sframe_elf_hits++;

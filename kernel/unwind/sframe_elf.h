@@ -7,12 +7,32 @@
 struct elf64_hdr;
 struct elf64_phdr;
 struct file;
+struct inode;
 
 /* GNU ld writes about a dozen; binfmt_elf would take up to 64 KiB worth. */
 #define SFRAME_ELF_MAX_PHDRS	128
 
 /* Executable segments remembered per file; GNU ld makes one. */
 #define SFRAME_ELF_MAX_TEXT	4
+
+/**
+ * struct sframe_file_version - one version of a file's contents
+ * @inode: the inode, only compared, never followed: a freed inode's memory
+ *	reused for another file would still differ in number, generation or
+ *	version.
+ * @ino: its number.
+ * @generation: its generation.
+ * @size: the file's size.
+ * @version: the inode's change counter (i_version), which every write
+ *	moves; time stamps are not enough, as two writes may share one.
+ */
+struct sframe_file_version {
+	const struct inode	*inode;
+	unsigned long		ino;
+	u32			generation;
+	loff_t			size;
+	u64			version;
+};
 
 /**
  * struct sframe_elf_segment - an executable PT_LOAD
@@ -42,6 +62,9 @@ struct sframe_elf_info {
 	struct sframe_elf_segment	text[SFRAME_ELF_MAX_TEXT];
 };
 
+bool sframe_file_version(struct file *file, struct sframe_file_version *v);
+bool sframe_file_version_eq(const struct sframe_file_version *a,
+			    const struct sframe_file_version *b);
 bool sframe_elf_header_ok(const struct elf64_hdr *eh);
 void sframe_elf_parse_phdrs(struct sframe_elf_info *info,
 			    const struct elf64_phdr *phdrs, unsigned int nr);

@@ -7,7 +7,9 @@
  * hold the mmap lock for writing and publish a new table for every change,
  * so lookups need nothing but RCU and can later run from NMI.  A section
  * (an entry) belongs to one mm; a table holds one reference to it however
- * many ranges point at it, and a lookup that may sleep holds another.
+ * many ranges point at it, and a lookup that may sleep holds another.  A
+ * file's section whose data is mapped from the file uses the index every
+ * mapping of that file version shares (sframe_share.c).
  *
  * When memory for a new table cannot be had while unmapping, the ranges
  * that had to go are emptied in place instead: what is left can only miss,
@@ -31,6 +33,7 @@
 
 #include "sframe_registry.h"
 #include "sframe_search.h"
+#include "sframe_share.h"
 
 #undef MODULE_PARAM_PREFIX
 #define MODULE_PARAM_PREFIX "sframe."
@@ -47,23 +50,13 @@ module_param_named(max_bytes, sframe_max_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_bytes, "Kernel memory one process's SFrame sections may hold");
 
 static atomic_long_t sframe_sections = ATOMIC_LONG_INIT(0);
+static atomic_long_t sframe_private = ATOMIC_LONG_INIT(0);
 
-static int sframe_sections_get(char *buf, const struct kernel_param *kp)
+/* Kernel memory held for one process alone: entries, their own indexes and caches, tables */
+static void sframe_charge(long bytes)
 {
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&sframe_sections));
+	atomic_long_add(bytes, &sframe_private);
 }
-
-static int sframe_sections_set(const char *val, const struct kernel_param *kp)
-{
-	return -EPERM;
-}
-
-static const struct kernel_param_ops sframe_sections_ops = {
-	.get = sframe_sections_get,
-	.set = sframe_sections_set,
-};
-module_param_cb(sections, &sframe_sections_ops, NULL, 0444);
-MODULE_PARM_DESC(sections, "SFrame sections registered in all processes");
 
 /**
  * sframe_live_sections() - sections registered in all address spaces
@@ -76,6 +69,19 @@ long sframe_live_sections(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_live_sections);
 
+/**
+ * sframe_private_bytes() - kernel memory the registries hold per process
+ *
+ * Return: bytes of every address space's entries, table of ranges, and the
+ *	indexes and rule caches that are theirs alone; shared indexes are
+ *	counted by sframe_shared_stats().
+ */
+long sframe_private_bytes(void)
+{
+	return atomic_long_read(&sframe_private);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_private_bytes);
+
 static struct sframe_entry *sframe_entry_alloc(void)
 {
 	struct sframe_entry *e = kzalloc(sizeof(*e), SFRAME_GFP);
@@ -85,6 +91,7 @@ static struct sframe_entry *sframe_entry_alloc(void)
 	refcount_set(&e->ref, 1);
 	e->bytes = sizeof(*e);
 	atomic_long_inc(&sframe_sections);
+	sframe_charge(sizeof(*e));
 	return e;
 }
 
@@ -92,7 +99,10 @@ static void sframe_entry_free_rcu(struct rcu_head *rcu)
 {
 	struct sframe_entry *e = container_of(rcu, struct sframe_entry, rcu);
 
+	sframe_charge(-(long)(sizeof(*e) + sframe_section_bytes(&e->sec)));
 	sframe_section_release(&e->sec);
+	if (e->shared)
+		sframe_shared_put(e->shared);
 	if (e->file)
 		fput(e->file);
 	kfree(e);
@@ -130,9 +140,22 @@ static struct sframe_table *sframe_table_alloc(unsigned int nr_ranges)
 	struct sframe_table *t;
 
 	t = kvmalloc(sframe_table_bytes(nr_ranges), SFRAME_GFP);
-	if (t)
+	if (t) {
 		t->nr_ranges = nr_ranges;
+		t->alloc_ranges = nr_ranges;
+		sframe_charge(sframe_table_bytes(nr_ranges));
+	}
 	return t;
+}
+
+/* Free @t once lockless readers are done, or at once if it was never published */
+static void sframe_table_free(struct sframe_table *t, bool published)
+{
+	sframe_charge(-(long)sframe_table_bytes(t->alloc_ranges));
+	if (published)
+		kvfree_rcu(t, rcu);
+	else
+		kvfree(t);
 }
 
 /* The table a writer changes: mmap lock held for writing */
@@ -172,7 +195,7 @@ static void sframe_table_publish(struct mm_struct *mm, struct sframe_table *old,
 			sframe_entry_put(e);
 	}
 	rcu_read_unlock();
-	kvfree_rcu(old, rcu);
+	sframe_table_free(old, true);
 }
 
 static __always_inline int sframe_range_start(void *data, unsigned int i,
@@ -771,11 +794,68 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
 }
 
 /*
+ * The key of the shared index @add may use: only if the section's data is
+ * mapped from the same file, at the same place as its text, so that the
+ * file's bytes are what the process reads there.  False otherwise, and
+ * for files whose versions cannot be told apart.
+ */
+static bool sframe_share_key_of(struct mm_struct *mm, const struct sframe_add *add,
+				struct sframe_share_key *key)
+{
+	bool mapped;
+
+	if (!add->file || !sframe_file_version(add->file, &key->version))
+		return false;
+	if (mmap_read_lock_killable(mm))
+		return false;
+	mapped = !sframe_check_vmas(mm, add->sframe_start,
+				    add->sframe_start + add->sframe_size, VM_READ,
+				    add->file, add->file_base);
+	mmap_read_unlock(mm);
+	key->sframe_off = add->sframe_start - add->file_base;
+	key->sframe_size = add->sframe_size;
+	key->text_off = add->seg_start - add->file_base;
+	key->text_len = add->seg_end - add->seg_start;
+	return mapped;
+}
+
+/*
+ * Prepare @e's section: a view of the shared index of @key's file version
+ * when there is a key and the file gives a stable copy, else an index of
+ * its own read from the process's memory, within @room bytes.
+ */
+static int sframe_entry_index(struct sframe_entry *e, const struct sframe_add *add,
+			      const struct sframe_share_key *key, size_t room)
+{
+	const char *reason = NULL;
+	struct sframe_shared *sh;
+
+	if (key) {
+		sh = sframe_shared_get(add->file, key, add->sframe_start,
+				       add->seg_start, room, &reason);
+		if (!IS_ERR(sh)) {
+			e->shared = sh;
+			sframe_section_view(&e->sec, &sh->sec, add->sframe_start,
+					    add->seg_start);
+			e->bytes += sh->bytes;
+			return 0;
+		}
+		if (PTR_ERR(sh) != -EAGAIN) {
+			e->sec.reason = reason;
+			return PTR_ERR(sh);
+		}
+	}
+	return sframe_section_init(&e->sec, add->sframe_start, add->sframe_size,
+				   add->seg_start, add->seg_end, room);
+}
+
+/*
  * The entry for @add, its section read (within @room bytes) and charged.
  * A section found bad is still an entry, marked so, that keeps its range
  * from being read again; an explicit registration of one fails instead.
  */
 static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
+					     const struct sframe_share_key *key,
 					     size_t room)
 {
 	struct sframe_entry *e = sframe_entry_alloc();
@@ -791,8 +871,7 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
 	e->file_base = add->file_base;
 	e->sframe_start = add->sframe_start;
 	e->sframe_end = add->sframe_start + add->sframe_size;
-	ret = sframe_section_init(&e->sec, add->sframe_start, add->sframe_size,
-				  add->seg_start, add->seg_end, room);
+	ret = sframe_entry_index(e, add, key, room);
 	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
 		ret = sframe_section_validate(&e->sec);
 	if (ret) {
@@ -804,6 +883,7 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
 		set_bit(SFRAME_ENTRY_BAD, &e->flags);
 		sframe_report(e, ret);
 	}
+	sframe_charge(sframe_section_bytes(&e->sec));
 	e->bytes += sframe_section_bytes(&e->sec);
 	/* The rule cache comes with the first unwind; its room is kept now. */
 	if (!ret && e->bytes - sizeof(*e) + sframe_section_cache_bytes(&e->sec) <= room)
@@ -842,8 +922,9 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 {
 	unsigned long sframe_end = add->sframe_start + add->sframe_size;
 	struct sframe_entry *e, *replace;
+	struct sframe_share_key key;
+	bool bad, share = false;
 	size_t room;
-	bool bad;
 	int ret;
 
 	if (!add->sframe_size || sframe_end < add->sframe_start ||
@@ -854,6 +935,7 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 		ret = sframe_add_range(mm, add);
 		if (ret != -ENOENT)
 			return ret;
+		share = sframe_share_key_of(mm, add, &key);
 	} else {
 		if (mmap_read_lock_killable(mm))
 			return -EINTR;
@@ -867,7 +949,7 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	ret = sframe_room(mm, add, &room);
 	if (ret)
 		return ret;
-	e = sframe_entry_new(add, room);
+	e = sframe_entry_new(add, share ? &key : NULL, room);
 	if (IS_ERR(e))
 		return PTR_ERR(e);
 	bad = test_bit(SFRAME_ENTRY_BAD, &e->flags);
@@ -988,6 +1070,8 @@ static struct sframe_entry *sframe_entry_dup(const struct sframe_entry *e)
 		sframe_entry_put(c);
 		return NULL;
 	}
+	sframe_charge(sframe_section_bytes(&c->sec));
+	c->shared = e->shared ? sframe_shared_get_ref(e->shared) : NULL;
 	c->file = e->file ? get_file(e->file) : NULL;
 	c->file_base = e->file_base;
 	c->sframe_start = e->sframe_start;
@@ -1055,7 +1139,7 @@ int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 		e->copy = NULL;
 	}
 	if (ret) {
-		kvfree(new);
+		sframe_table_free(new, false);
 		return ret;
 	}
 	rcu_assign_pointer(mm->sframe_table, new);
@@ -1081,7 +1165,7 @@ void sframe_free_mm(struct mm_struct *mm)
 		if (!--e->nr_ranges)
 			sframe_entry_put(e);
 	}
-	kvfree_rcu(t, rcu);
+	sframe_table_free(t, true);
 }
 
 /**
@@ -1124,7 +1208,8 @@ static void sframe_cache_work(struct callback_head *work)
 	struct sframe_entry *e = container_of(work, struct sframe_entry, cache_work);
 
 	/* No cache is no error: lookups go on without one. */
-	sframe_section_cache_alloc(&e->sec);
+	if (!e->sec.cache && !sframe_section_cache_alloc(&e->sec) && e->sec.cache)
+		sframe_charge(sframe_section_cache_bytes(&e->sec));
 	sframe_entry_put(e);
 }
 
@@ -1290,6 +1375,7 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 				.bad = test_bit(SFRAME_ENTRY_BAD, &e->flags),
 				.explicit = test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags),
 				.vdso = test_bit(SFRAME_ENTRY_VDSO, &e->flags),
+				.shared = e->shared,
 			};
 		n++;
 	}
@@ -1316,9 +1402,10 @@ int sframe_mm_show(struct seq_file *m, struct mm_struct *mm)
 
 		if (!sframe_range_live(r))
 			continue;
-		seq_printf(m, "%lx-%lx %lx-%lx v%u fdes=%u bytes=%zu %s ",
+		seq_printf(m, "%lx-%lx %lx-%lx v%u fdes=%u bytes=%zu shared=%zu %s ",
 			   r->start, r->end, e->sframe_start, e->sframe_end,
 			   e->sec.version, e->sec.num_fdes, sframe_section_bytes(&e->sec),
+			   e->shared ? e->shared->bytes : 0,
 			   test_bit(SFRAME_ENTRY_BAD, &e->flags) ? "bad" : "ok");
 		if (e->file)
 			seq_path(m, file_user_path(e->file), "\n");

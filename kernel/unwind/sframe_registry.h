@@ -12,6 +12,8 @@
 #include <linux/sframe_mm.h>
 #include <linux/types.h>
 
+struct sframe_shared;
+
 /* Bits of sframe_entry.flags */
 #define SFRAME_ENTRY_BAD	0	/* found corrupt: no longer used */
 #define SFRAME_ENTRY_EXPLICIT	1	/* registered by prctl() */
@@ -23,7 +25,10 @@
 
 /**
  * struct sframe_entry - one registered section of one address space
- * @sec: the section as the reader prepared it.
+ * @sec: the section as the reader prepared it; a view of @shared's index
+ *	when there is one.
+ * @shared: the index this entry shares with every other mapping of the
+ *	same file version, or NULL for one of its own.
  * @file: the mapped file it came from; NULL for explicit registrations
  *	and the vDSO.
  * @file_base: for @file: the address of its offset 0 in the mapping.
@@ -41,9 +46,11 @@
  *
  * Entries are never shared between address spaces: a forked child gets
  * copies, so a section found corrupt in one process stays usable in others.
+ * What is derived from a file's bytes alone, its index, is (@shared).
  */
 struct sframe_entry {
 	struct sframe_section	sec;
+	struct sframe_shared	*shared;
 	struct file		*file;
 	unsigned long		file_base;
 	unsigned long		sframe_start;
@@ -75,6 +82,7 @@ struct sframe_range {
  * @rcu: frees a replaced table after lockless readers are done.
  * @nr_sections: distinct entries.
  * @bytes: sum of their @bytes.
+ * @alloc_ranges: entries @ranges was allocated for.
  * @nr_ranges: entries of @ranges, sorted by start, not overlapping.
  * @ranges: the ranges.
  */
@@ -82,6 +90,7 @@ struct sframe_table {
 	struct rcu_head		rcu;
 	unsigned int		nr_sections;
 	size_t			bytes;
+	unsigned int		alloc_ranges;
 	unsigned int		nr_ranges;
 	struct sframe_range	ranges[] __counted_by(nr_ranges);
 };
@@ -96,6 +105,7 @@ struct sframe_table {
  * @bad: the section was found corrupt.
  * @explicit: registered by prctl().
  * @vdso: the vDSO's section.
+ * @shared: its index is shared with other mappings of the file.
  */
 struct sframe_range_info {
 	unsigned long	start;
@@ -106,6 +116,7 @@ struct sframe_range_info {
 	bool		bad;
 	bool		explicit;
 	bool		vdso;
+	bool		shared;
 };
 
 /**
@@ -147,6 +158,7 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 			      struct sframe_range_info *info,
 			      unsigned int max);
 long sframe_live_sections(void);
+long sframe_private_bytes(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 bool sframe_vdso_find(struct mm_struct *mm, unsigned long *start,

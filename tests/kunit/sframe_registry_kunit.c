@@ -21,6 +21,7 @@
 #include <asm/unwind_user_sframe.h>
 
 #include "../sframe_registry.h"
+#include "../sframe_share.h"
 #include "kunit_fork.h"
 #include "sframe_build.h"
 
@@ -890,6 +891,191 @@ static void reg_limits_first_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
 }
 
+/*
+ * A library as ld.so maps it: REG_TEXT_PAGES of text, then its section,
+ * in one shmem file mapped whole, readable and executable.  Shared indexes
+ * are built from the file's bytes.
+ */
+#define SHARE_FILE_LEN	(REG_TEXT_PAGES * PAGE_SIZE + SFB_BUF_SIZE)
+#define SHARE_NOMINAL	0x400000UL	/* where the section is built for */
+
+/* Write @ctx's section, its first CFA offset moved by @delta, into @file */
+static void share_write(struct kunit *test, struct reg_ctx *ctx, struct file *file,
+			s32 delta)
+{
+	loff_t pos = REG_TEXT_PAGES * PAGE_SIZE;
+	struct sfb_layout l;
+	struct sfb_spec *s;
+	u8 *buf;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	buf = kunit_kzalloc(test, SFB_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sfb_base(s, SFRAME_ABI);
+	s->fde[0].fre[0].words[0] += delta;
+	/* Relative addresses only: any load address gives the same bytes. */
+	ctx->size = sfb_build(s, buf, SHARE_NOMINAL + pos, SHARE_NOMINAL, &l);
+	KUNIT_ASSERT_EQ(test, kernel_write(file, buf, SFB_BUF_SIZE, &pos),
+			(ssize_t)SFB_BUF_SIZE);
+}
+
+static struct file *share_file(struct kunit *test, struct reg_ctx *ctx)
+{
+	struct file *file = shmem_kernel_file_setup("sframe-share-test",
+						    SHARE_FILE_LEN, 0);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	share_write(test, ctx, file, 0);
+	return file;
+}
+
+/* Map @file whole and register its section as the mmap hook does: the text start */
+static unsigned long share_map(struct kunit *test, struct reg_ctx *ctx,
+			       struct file *file)
+{
+	unsigned long t, text_len = REG_TEXT_PAGES * PAGE_SIZE;
+	struct sframe_add add;
+
+	t = vm_mmap(file, 0, SHARE_FILE_LEN, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(t));
+	add = (struct sframe_add){
+		.file = file, .file_base = t,
+		.sframe_start = t + text_len, .sframe_size = ctx->size,
+		.seg_start = t, .seg_end = t + text_len, .start = t, .end = t + text_len,
+	};
+	KUNIT_ASSERT_EQ(test, sframe_add_section(current->mm, &add), 0);
+	return t;
+}
+
+static long share_count(void)
+{
+	long nr, bytes;
+
+	/* Indexes whose last user went are freed after a grace period. */
+	rcu_barrier();
+	sframe_shared_stats(&nr, &bytes);
+	return nr;
+}
+
+/*
+ * Two mappings of one file share one index; each is looked up through it
+ * at its own address; the index goes with the last of them.
+ */
+static void reg_share_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count(), priv, bytes, bytes2, nr2;
+	struct file *file = share_file(test, ctx);
+	unsigned long t1, t2;
+
+	t1 = share_map(test, ctx, file);
+	sframe_shared_stats(&nr2, &bytes);
+	KUNIT_EXPECT_EQ(test, nr2, nr + 1);
+	priv = sframe_private_bytes();
+	t2 = share_map(test, ctx, file);
+	sframe_shared_stats(&nr2, &bytes2);
+	KUNIT_EXPECT_EQ(test, nr2, nr + 1);
+	KUNIT_EXPECT_EQ(test, bytes2, bytes);
+	/* The second mapping costs an entry and a range, not an index. */
+	KUNIT_EXPECT_LT(test, sframe_private_bytes() - priv,
+			(long)(sizeof(struct sframe_entry) + 2 * sizeof(struct sframe_range) +
+			       sizeof(struct sframe_table)));
+
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].shared);
+	KUNIT_EXPECT_TRUE(test, ctx->info[1].shared);
+	KUNIT_EXPECT_EQ(test, ctx->info[0].num_fdes, 3);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t1, false), 8);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t2, false), 8);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t2 + 0x45, true), 16);
+
+	KUNIT_EXPECT_EQ(test, vm_munmap(t1, SHARE_FILE_LEN), 0);
+	KUNIT_EXPECT_EQ(test, share_count(), nr + 1);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t2, true), 8);
+	KUNIT_EXPECT_EQ(test, vm_munmap(t2, SHARE_FILE_LEN), 0);
+	KUNIT_EXPECT_EQ(test, share_count(), nr);
+	fput(file);
+}
+
+static int reg_share_child(void *arg)
+{
+	struct reg_fork_args *a = arg;
+	struct kunit *test = a->test;
+	struct sframe_range_info got;
+
+	KUNIT_EXPECT_EQ(test, sframe_mm_ranges(current->mm, &got, 1), 1);
+	KUNIT_EXPECT_TRUE(test, got.shared);
+	KUNIT_EXPECT_EQ(test, share_count(), a->live);
+	/* fork leaves a file's pages to be faulted in: a faulting lookup first */
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, got.start, false), 8);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, got.start + 0x45, true), 16);
+	return 0;
+}
+
+/* A forked child uses its parent's index, not a copy (@live: indexes alive). */
+static void reg_share_fork_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count();
+	struct file *file = share_file(test, ctx);
+	struct reg_fork_args *a;
+
+	share_map(test, ctx, file);
+	a = reg_fork_args(test, 1, nr + 1);
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(reg_share_child, a), 0);
+	KUNIT_EXPECT_EQ(test, share_count(), nr + 1);
+	fput(file);
+}
+
+/*
+ * A file changed after its index was built is a new version: a new
+ * mapping gets an index of its own, from the new bytes.
+ */
+static void reg_share_changed_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count();
+	struct file *file = share_file(test, ctx);
+	unsigned long t1, t2;
+
+	t1 = share_map(test, ctx, file);
+	share_write(test, ctx, file, 24);
+	t2 = share_map(test, ctx, file);
+	KUNIT_EXPECT_EQ(test, share_count(), nr + 2);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t2, false), 32);
+	/* The old mapping shows the file as it is now, through its old index. */
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t1, false), 32);
+	fput(file);
+}
+
+/*
+ * A file whose section is malformed: the registration is kept, marked
+ * bad, and no index is shared; one whose section is only in its process's
+ * memory (not mapped from the file) gets an index of its own.
+ */
+static void reg_share_refused_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count();
+	struct file *file = share_file(test, ctx);
+	loff_t pos = REG_TEXT_PAGES * PAGE_SIZE;
+	u8 bad = 0;
+
+	KUNIT_ASSERT_EQ(test, kernel_write(file, &bad, 1, &pos), 1);
+	share_map(test, ctx, file);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].bad);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].shared);
+	KUNIT_EXPECT_EQ(test, share_count(), nr);
+	fput(file);
+
+	reg_add_file(test, ctx);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].shared || ctx->info[1].shared);
+	KUNIT_EXPECT_EQ(test, share_count(), nr);
+}
+
 static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_add_lookup_test),
 	KUNIT_CASE(reg_overlap_test),
@@ -912,6 +1098,10 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_replace_overlap_test),
 	KUNIT_CASE(reg_replace_file_test),
 	KUNIT_CASE(reg_replace_file_split_test),
+	KUNIT_CASE(reg_share_test),
+	KUNIT_CASE(reg_share_fork_test),
+	KUNIT_CASE(reg_share_changed_test),
+	KUNIT_CASE(reg_share_refused_test),
 	{}
 };
 

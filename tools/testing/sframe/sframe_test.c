@@ -124,6 +124,105 @@ static void run_bad(const struct sframe_bad_case *c, u8 abi, const char *abiname
 	       "got %s, want %s", got, errname(c->err));
 }
 
+/*
+ * The index of a file's section is built from a kernel copy and placed
+ * for each process with sframe_section_view(): build it from @buf with no
+ * user memory at all, then look up through a view of it at another
+ * address where the same bytes are mapped.
+ */
+#define VIEW_SHIFT	(256 * PAGE)
+
+static int init_shared(struct sframe_section *img, struct sframe_section *view,
+		       u32 size, unsigned long text)
+{
+	struct sframe_image image = { .data = buf, .len = size };
+	int ret;
+
+	memset(sframe_umem, 0, sizeof(sframe_umem));
+	ret = sframe_section_init_image(img, &image, USER_ADDR, text - SFB_TEXT_BEFORE,
+					text + SFB_TEXT_SIZE, SIZE_MAX);
+	if (ret)
+		return ret;
+	sframe_umem[0].addr = USER_ADDR + VIEW_SHIFT;
+	sframe_umem[0].len = size;
+	sframe_umem[0].data = buf;
+	sframe_section_view(view, img, USER_ADDR + VIEW_SHIFT,
+			    text - SFB_TEXT_BEFORE + VIEW_SHIFT);
+	return 0;
+}
+
+static void run_decode_shared(const struct sframe_decode_case *c, u8 abi,
+			      const char *abiname)
+{
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+	struct sframe_section img, view, copy;
+	char got[128], name[96];
+	u32 size;
+	int ret;
+
+	snprintf(name, sizeof(name), "shared_%s", c->name);
+	size = sframe_decode_case_bytes(c, abi, buf, USER_ADDR, text);
+	ret = init_shared(&img, &view, size, text);
+	if (ret) {
+		report(false, abiname, name, "init from a copy failed: %s (%s)",
+		       errname(ret), img.reason);
+		return;
+	}
+	sframe_describe_lookup(&view, text + VIEW_SHIFT + c->pc, got, sizeof(got));
+	/* A forked child's copy of a view borrows the same tables. */
+	if (!strcmp(got, c->expect) && !sframe_section_copy(&copy, &view)) {
+		if (copy.index != img.index || sframe_section_bytes(&copy))
+			snprintf(got, sizeof(got), "a copy that does not borrow");
+		else
+			sframe_describe_lookup(&copy, text + VIEW_SHIFT + c->pc, got,
+					       sizeof(got));
+		sframe_section_release(&copy);
+	}
+	report(!strcmp(got, c->expect), abiname, name, "got \"%s\", want \"%s\"",
+	       got, c->expect);
+	/* A view frees its own cache and leaves the index to its owner. */
+	sframe_section_release(&view);
+	sframe_section_release(&img);
+}
+
+/* Bad sections are refused from a copy as from user memory, with the same error. */
+static void run_bad_shared(const struct sframe_bad_case *c, u8 abi, const char *abiname)
+{
+	unsigned long text = USER_ADDR + SFB_TEXT_DISTANCE;
+	struct unwind_user_frame frame;
+	struct sframe_section img, view;
+	char name[96];
+	u32 size;
+	int ret;
+
+	/* A page missing from user memory has no counterpart in a copy. */
+	if (c->hole_page)
+		return;
+	snprintf(name, sizeof(name), "shared_%s", c->name);
+	size = sframe_bad_case_bytes(c, abi, buf, USER_ADDR, text);
+	if (size > SFB_BUF_SIZE)
+		return;
+	ret = init_shared(&img, &view, size, text);
+	if (!ret) {
+		if (c->at_init) {
+			report(false, abiname, name, "%sinit succeeded, want %s", "",
+			       errname(c->err));
+			sframe_section_release(&img);
+			return;
+		}
+		ret = sframe_find(&view, text + VIEW_SHIFT + c->pc, &frame,
+				  SFRAME_UNBOUNDED);
+		sframe_section_release(&view);
+		sframe_section_release(&img);
+	} else if (!c->at_init) {
+		report(false, abiname, name, "init failed: %s (%s)", errname(ret),
+		       img.reason);
+		return;
+	}
+	report(ret == c->err, abiname, name, "got %s, want %s", errname(ret),
+	       errname(c->err));
+}
+
 static int init_at(struct sframe_section *sec, u8 *bytes, u32 size,
 		   unsigned long text_start, unsigned long text_end)
 {
@@ -756,14 +855,18 @@ int main(void)
 		for (i = 0; i < ARRAY_SIZE(sframe_decode_cases); i++) {
 			const struct sframe_decode_case *c = &sframe_decode_cases[i];
 
-			if (!c->abi || c->abi == abis[a].abi)
+			if (!c->abi || c->abi == abis[a].abi) {
 				run_decode(c, abis[a].abi, abis[a].name);
+				run_decode_shared(c, abis[a].abi, abis[a].name);
+			}
 		}
 		for (i = 0; i < ARRAY_SIZE(sframe_bad_cases); i++) {
 			const struct sframe_bad_case *c = &sframe_bad_cases[i];
 
-			if (!c->abi || c->abi == abis[a].abi)
+			if (!c->abi || c->abi == abis[a].abi) {
 				run_bad(c, abis[a].abi, abis[a].name);
+				run_bad_shared(c, abis[a].abi, abis[a].name);
+			}
 		}
 	}
 	run_limits();

@@ -78,13 +78,13 @@ static void sf_check_message(const char *name)
 
 int main(void)
 {
-	long sections0 = sf_param_get("sections");
+	long sections0 = sf_stat_get("sections");
 	const struct sf_line *l;
 	struct sf_set got;
 	void *h;
 	int n;
 
-	SF_CHECK(sections0 >= 0, "cannot read " SF_PARAM_DIR "sections");
+	SF_CHECK(sections0 >= 0, "cannot read " SF_STATS_DIR "sections");
 	if (!sf_write_corrupt_copy(SF_GOOD_LIB, SF_BAD_LIB))
 		sf_exit();
 

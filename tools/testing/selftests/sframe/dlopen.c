@@ -52,8 +52,8 @@ static bool sf_dl_state(int i, bool open, bool full, long sections0)
 	if (!full)
 		return true;
 	return sf_check_oracle(step) &&
-	       SF_CHECK(sf_param_get("sections") == sections0 + open,
-			"round %d: %ld sections %s, expected %ld", i, sf_param_get("sections"),
+	       SF_CHECK(sf_stat_get("sections") == sections0 + open,
+			"round %d: %ld sections %s, expected %ld", i, sf_stat_get("sections"),
 			step, sections0 + open);
 }
 
@@ -85,8 +85,8 @@ int main(int argc, char **argv)
 
 	if (every < 1)
 		every = 1;
-	sections0 = sf_param_get("sections");
-	SF_CHECK(sections0 >= 0, "cannot read " SF_PARAM_DIR "sections");
+	sections0 = sf_stat_get("sections");
+	SF_CHECK(sections0 >= 0, "cannot read " SF_STATS_DIR "sections");
 	if (!sf_check_oracle("before the first dlopen") ||
 	    !sf_read_self(&start, "before the first dlopen"))
 		sf_exit();
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 		(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
 
 	sf_check_want(&start, "after the last dlclose");
-	SF_CHECK(sf_param_get("sections") == sections0, "%ld sections at the end, expected %ld",
-		 sf_param_get("sections"), sections0);
+	SF_CHECK(sf_stat_get("sections") == sections0, "%ld sections at the end, expected %ld",
+		 sf_stat_get("sections"), sections0);
 	sf_exit();
 }

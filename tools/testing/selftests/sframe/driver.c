@@ -123,6 +123,7 @@ static const struct sf_test sf_tests[] = {
 	{ "dlopen",		{ "sf-dlopen", "3000", "100" }, {} },
 	{ "bad-library",	{ "sf-badlib" }, {} },
 	{ "fork",		{ "sf-fork" }, {} },
+	{ "share",		{ "sf-share" }, {} },
 	{ "munmap",		{ "sf-munmap" }, {} },
 	{ "mremap",		{ "sf-mremap" }, {} },
 	{ "mprotect",		{ "sf-mprotect" }, {} },
@@ -446,7 +447,7 @@ static void sf_timed_out(pid_t pgrp, unsigned int seconds, char *reason, size_t 
 
 static long sf_sections(void)
 {
-	return sf_param_get("sections");
+	return sf_stat_get("sections");
 }
 
 /* The count must come back once the test's processes are gone. */
@@ -578,7 +579,7 @@ int main(int argc, char **argv)
 
 	start = sf_sections();
 	if (start < 0)
-		printf("# %ssections: %s: leak checks are off\n", SF_PARAM_DIR, strerror(errno));
+		printf("# %ssections: %s: leak checks are off\n", SF_STATS_DIR, strerror(errno));
 
 	for (round = 0; round < repeat; round++)
 		for (i = 0; i < ntests; i++)
@@ -588,7 +589,7 @@ int main(int argc, char **argv)
 	/* All of it, once more: per-test checks miss a leak from a failed test. */
 	end = sf_sections();
 	if (start < 0) {
-		sf_result("no-leak", "cannot read " SF_PARAM_DIR "sections");
+		sf_result("no-leak", "cannot read " SF_STATS_DIR "sections");
 	} else if (end != start) {
 		printf("# %ld sections registered at the start, %ld at the end\n", start, end);
 		sf_result("no-leak", "sections count changed over the run");

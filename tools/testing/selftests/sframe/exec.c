@@ -13,7 +13,7 @@
 
 int main(int argc, char **argv)
 {
-	long sections0 = sf_param_get("sections");
+	long sections0 = sf_stat_get("sections");
 	char path[256], arg[32];
 	struct sf_set got;
 	int k;

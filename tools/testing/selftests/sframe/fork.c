@@ -85,7 +85,7 @@ int main(void)
 		sf_exit();
 	sf_set_free(&want);
 	k = sf_set_sections(&parent_lines);
-	sections0 = sf_param_get("sections");
+	sections0 = sf_stat_get("sections");
 
 	if (pipe(ready) || pipe(go)) {
 		sf_fail("pipe");

@@ -381,7 +381,7 @@ static int fuse_reap(pid_t pid)
 
 static bool fuse_run(const char *ending)
 {
-	long sections = sf_param_get("sections"), deadline, hung = -1, now;
+	long sections = sf_stat_get("sections"), deadline, hung = -1, now;
 	int ready[2], cmd[2], tid = 0, status, failed = sf_failed;
 	char frame[256] = "", buf[16] = "";
 	struct sf_set own;

@@ -323,7 +323,7 @@ static void sf_test_contents(void)
 static void sf_test_limits(void)
 {
 	long max0 = sf_param_get("max_sections"), bytes0 = sf_param_get("max_bytes");
-	long now = sf_param_get("sections");
+	long now = sf_stat_get("sections");
 	struct sframe_registration reg;
 	struct sf_set got;
 	int mine;
@@ -392,7 +392,7 @@ static void sf_test_unmap(void)
 int main(void)
 {
 	page = sf_page_size();
-	sections0 = sf_param_get("sections");
+	sections0 = sf_stat_get("sections");
 	SF_CHECK(sections0 >= 0, "cannot read " SF_PARAM_DIR "sections");
 	if (!sf_setup() || !sf_check_oracle("start"))
 		sf_exit();

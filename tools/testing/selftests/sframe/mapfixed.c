@@ -15,7 +15,7 @@
 
 int main(void)
 {
-	long sections0 = sf_param_get("sections");
+	long sections0 = sf_stat_get("sections");
 	unsigned long page = sf_page_size(), p;
 	struct sf_set want, got;
 	struct sf_image f, g;

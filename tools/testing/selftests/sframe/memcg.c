@@ -230,13 +230,13 @@ static void memcg_oom(long sections)
 	SF_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		 "the OOM child: status %#x, not killed", status);
 	SF_CHECK(memcg_read("memory.events", "oom_kill") > ooms, "no OOM kill in the cgroup");
-	SF_CHECK(sf_param_get("sections") == sections, "%ld sections after, %ld before",
-		 sf_param_get("sections"), sections);
+	SF_CHECK(sf_stat_get("sections") == sections, "%ld sections after, %ld before",
+		 sf_stat_get("sections"), sections);
 }
 
 int main(void)
 {
-	long sections = sf_param_get("sections");
+	long sections = sf_stat_get("sections");
 
 	if (!memcg_setup())
 		sf_exit();

@@ -14,7 +14,7 @@
 
 int main(void)
 {
-	long sections0 = sf_param_get("sections");
+	long sections0 = sf_stat_get("sections");
 	unsigned long page = sf_page_size(), p, lo, hi;
 	struct sf_set want, none = { 0 };
 	struct sf_image e;

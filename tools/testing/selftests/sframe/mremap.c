@@ -60,7 +60,7 @@ static void sf_after_move(const struct sf_image *img, unsigned long to, unsigned
 
 int main(void)
 {
-	long sections0 = sf_param_get("sections");
+	long sections0 = sf_stat_get("sections");
 	unsigned long to, len;
 	struct sf_image c, d;
 	struct sf_line lc, ld;

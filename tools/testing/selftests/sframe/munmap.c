@@ -32,7 +32,7 @@ static bool sf_cut_middle(const struct sf_line *l, const char *step)
 
 int main(void)
 {
-	long sections0 = sf_param_get("sections");
+	long sections0 = sf_stat_get("sections");
 	struct sf_set none = { 0 };
 	struct sf_image a, b;
 	struct sf_line la, lb;

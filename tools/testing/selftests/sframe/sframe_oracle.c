@@ -581,13 +581,17 @@ unsigned long sf_cache_entries(unsigned long fdes)
 bool sf_bytes_plausible(const struct sf_line *l)
 {
 	unsigned long f = l->fdes, least = 12 * f + 8;
+	unsigned long cache = SF_CACHE_ENTRY * sf_cache_entries(f);
 
 	if (strcmp(l->state, "ok"))
 		return true;
 	if (!f)
-		return !l->bytes;
-	return l->bytes >= least &&
-	       l->bytes <= least + 4 * f + 12 * f + SF_CACHE_ENTRY * sf_cache_entries(f);
+		return !l->bytes && !l->shared;
+	/* A shared index: its own bytes, with the kernel's bookkeeping of it */
+	if (l->shared)
+		return l->bytes <= cache && l->shared >= least &&
+		       l->shared <= least + 4 * f + 12 * f + SF_SHARED_OVERHEAD;
+	return l->bytes >= least && l->bytes <= least + 4 * f + 12 * f + cache;
 }
 
 /* What /proc/@pid/sframe holds; -1 with errno when it cannot be read. */
@@ -610,9 +614,9 @@ int sf_actual(const char *pid, struct sf_set *got)
 		memset(&l, 0, sizeof(l));
 		buf[strcspn(buf, "\n")] = '\0';
 		snprintf(l.text, sizeof(l.text), "%s", buf);
-		if (sscanf(buf, "%lx-%lx %lx-%lx v%u fdes=%lu bytes=%lu %7s %n",
+		if (sscanf(buf, "%lx-%lx %lx-%lx v%u fdes=%lu bytes=%lu shared=%lu %7s %n",
 			   &l.text_start, &l.text_end, &l.sframe_start, &l.sframe_end,
-			   &l.version, &l.fdes, &l.bytes, l.state, &pos) == 8 && pos &&
+			   &l.version, &l.fdes, &l.bytes, &l.shared, l.state, &pos) == 9 && pos &&
 		    buf[pos] && sf_bytes_plausible(&l)) {
 			snprintf(l.path, sizeof(l.path), "%s", buf + pos);
 			/* Compared without the bytes, which the oracle cannot know */

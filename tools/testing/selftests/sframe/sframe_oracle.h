@@ -40,6 +40,7 @@ struct sf_line {
 	unsigned int	version;
 	unsigned long	fdes;
 	unsigned long	bytes;			/* what /proc said; no oracle predicts it */
+	unsigned long	shared;			/* bytes of a shared index, the same */
 	char		state[8];
 	char		path[SF_PATH_MAX];
 	char		text[SF_LINE_MAX];	/* the line as printed, no newline */
@@ -92,6 +93,8 @@ bool sf_file_has_sframe(const char *path);
 int sf_expected(const char *pid, struct sf_set *want);
 /* Bytes of one rule cache entry in the kernel */
 #define SF_CACHE_ENTRY	36
+/* At most this much of a shared index is the kernel's bookkeeping of it */
+#define SF_SHARED_OVERHEAD	512
 unsigned long sf_cache_entries(unsigned long fdes);
 bool sf_bytes_plausible(const struct sf_line *l);
 int sf_actual(const char *pid, struct sf_set *got);

@@ -247,7 +247,7 @@ bool sf_check_range(const struct sf_set *want, unsigned long start, unsigned lon
 /* The system-wide count of registered sections is @want. */
 bool sf_check_sections(long want, const char *step)
 {
-	long now = sf_param_get("sections");
+	long now = sf_stat_get("sections");
 
 	if (now == want)
 		return true;
@@ -265,7 +265,7 @@ long sf_sections_settle(long want, long ms)
 {
 	long deadline = sf_now_ms() + ms, now;
 
-	while ((now = sf_param_get("sections")) != want && sf_now_ms() < deadline)
+	while ((now = sf_stat_get("sections")) != want && sf_now_ms() < deadline)
 		usleep(20000);
 	return now;
 }
@@ -332,6 +332,15 @@ long sf_param_get(const char *name)
 	char path[128];
 
 	snprintf(path, sizeof(path), SF_PARAM_DIR "%s", name);
+	return sf_param_get_path(path);
+}
+
+/* A system-wide figure of /sys/kernel/sframe; -1 with errno when unreadable */
+long sf_stat_get(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SF_STATS_DIR "%s", name);
 	return sf_param_get_path(path);
 }
 

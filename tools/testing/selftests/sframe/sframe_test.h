@@ -17,6 +17,7 @@
 #include "sframe_oracle.h"
 
 #define SF_PARAM_DIR	"/sys/module/sframe/parameters/"
+#define SF_STATS_DIR	"/sys/kernel/sframe/"
 
 #ifndef ARRAY_SIZE	/* kselftest.h has it too */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -64,6 +65,7 @@ long sf_param_get_path(const char *path);
 int sf_param_set_path(const char *path, long value);
 bool sf_write_file(const char *path, const char *text);
 long sf_param_get(const char *name);
+long sf_stat_get(const char *name);
 int sf_param_set(const char *name, long value);
 
 long sf_now_ms(void);

@@ -30,8 +30,8 @@
  * splat).  Here: no operation that must succeed failed, the samples came,
  * no user callchain (perf's or BPF's) is longer than its bound or holds an
  * address beyond user space (sf_plant.h), and once the process is gone,
- * the sections it registered are gone too (sections,
- * /sys/module/sframe/parameters/); a kmemleak scan, when the kernel has
+ * the sections it registered are gone too (/sys/kernel/sframe/sections);
+ * a kmemleak scan, when the kernel has
  * kmemleak, finds nothing new.
  *
  * Where the kernel has fault injection (the debug kernel), the workers
@@ -1255,7 +1255,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	self_path = argv[0];
-	sections0 = sf_param_get("sections");
+	sections0 = sf_stat_get("sections");
 	leaks = sf_kmemleak("clear");
 	sf_trace_switches(true);
 	inject = !access(SF_FAIL_DIR "failslab", F_OK);
@@ -1282,9 +1282,9 @@ int main(int argc, char **argv)
 	} else {
 		sf_note("no fault injection in this kernel");
 	}
-	SF_CHECK(sf_param_get("sections") == sections0,
+	SF_CHECK(sf_stat_get("sections") == sections0,
 		 "%ld sections registered after it exited, %ld before",
-		 sf_param_get("sections"), sections0);
+		 sf_stat_get("sections"), sections0);
 	if (leaks == 0) {
 		/* What the process held is freed after an RCU grace period */
 		sleep(2);

@@ -125,7 +125,7 @@ static void uffd_read_remote(pid_t pid)
 
 int main(void)
 {
-	long sections = sf_param_get("sections"), deadline;
+	long sections = sf_stat_get("sections"), deadline;
 	int p[2], status = 0;
 	bool stuck = false, ready = false;
 	pid_t pid, done = 0;
@@ -173,9 +173,9 @@ out:
 	SF_CHECK(done == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		 "the child did not die of SIGKILL within %d s", UFFD_DIE_WAIT_MS / 1000);
 	if (done == pid)
-		SF_CHECK(sf_param_get("sections") == sections,
+		SF_CHECK(sf_stat_get("sections") == sections,
 			 "%ld sections after the child died, %ld before",
-			 sf_param_get("sections"), sections);
+			 sf_stat_get("sections"), sections);
 	if (stuck && done == pid)
 		sf_note("a deferred walk waited on a userfaultfd page; SIGKILL ended it");
 	sf_exit();

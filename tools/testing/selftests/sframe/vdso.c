@@ -307,7 +307,7 @@ static bool vdso_line(const char *step, struct sf_line *out)
 /* Fork: the child has the same line, and the section is its own. */
 static void vdso_fork(const struct sf_line *parent)
 {
-	long sections = sf_param_get("sections");
+	long sections = sf_stat_get("sections");
 	struct sf_line l;
 	int status;
 	pid_t pid;
@@ -319,9 +319,9 @@ static void vdso_fork(const struct sf_line *parent)
 			SF_CHECK(!strcmp(l.text, parent->text), "child: '%s', parent: '%s'",
 				 l.text, parent->text);
 		/* The parent's sections and the child's copies */
-		SF_CHECK(sf_param_get("sections") >= sections + 1,
+		SF_CHECK(sf_stat_get("sections") >= sections + 1,
 			 "child: %ld sections, the parent alone had %ld",
-			 sf_param_get("sections"), sections);
+			 sf_stat_get("sections"), sections);
 		sf_exit();
 	}
 	if (!SF_CHECK(pid > 0, "fork: %m"))
@@ -349,7 +349,7 @@ static void vdso_mremap(void)
 	pid = fork();
 	if (!pid) {
 		/* The child's copies are in; the parent waits. */
-		sections = sf_param_get("sections") - 1;
+		sections = sf_stat_get("sections") - 1;
 		dst = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (!SF_CHECK(dst != MAP_FAILED, "mmap"))
 			sf_exit();

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * FDE indexes shared by every process that maps the same file: see
+ * sframe_share.c.
+ */
+#ifndef _KERNEL_UNWIND_SFRAME_SHARE_H
+#define _KERNEL_UNWIND_SFRAME_SHARE_H
+
+#include <linux/refcount.h>
+#include <linux/sframe.h>
+#include <linux/types.h>
+
+#include "sframe_elf.h"
+
+/**
+ * struct sframe_share_key - what makes two sections' indexes the same
+ * @version: the file's version.
+ * @sframe_off: file offset of the section.
+ * @sframe_size: its size.
+ * @text_off: file offset of the code it describes (from the mapping's
+ *	offset 0, as the section's PC-relative addresses see it).
+ * @text_len: length of that code.
+ */
+struct sframe_share_key {
+	struct sframe_file_version	version;
+	u64				sframe_off;
+	u64				sframe_size;
+	u64				text_off;
+	u64				text_len;
+};
+
+/**
+ * struct sframe_shared - one index, shared by the sections of one file
+ * @node: in the table of shared indexes.
+ * @key: what it was built from.
+ * @file: the file it was read from, kept open so that @key's inode stays
+ *	the same inode.
+ * @sec: the index, built where the first process had the section;
+ *	sframe_section_view() places it for others.
+ * @bytes: kernel memory it holds.
+ * @ref: one per registration using it.
+ */
+struct sframe_shared {
+	struct hlist_node	node;
+	struct sframe_share_key	key;
+	struct file		*file;
+	struct sframe_section	sec;
+	size_t			bytes;
+	refcount_t		ref;
+};
+
+struct sframe_shared *sframe_shared_get(struct file *file,
+					const struct sframe_share_key *key,
+					unsigned long sframe_start,
+					unsigned long text_start,
+					size_t max_bytes, const char **reason);
+struct sframe_shared *sframe_shared_get_ref(struct sframe_shared *sh);
+void sframe_shared_put(struct sframe_shared *sh);
+void sframe_shared_stats(long *nr, long *bytes);
+
+#endif /* _KERNEL_UNWIND_SFRAME_SHARE_H */
