@@ -14,6 +14,7 @@
 struct file;
 struct mm_struct;
 struct seq_file;
+struct task_struct;
 struct unwind_user_ctx;
 struct unwind_user_frame;
 struct vm_area_struct;
@@ -23,6 +24,7 @@ struct vm_area_struct;
 void sframe_mm_init(struct mm_struct *mm);
 int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm);
 void sframe_free_mm(struct mm_struct *mm);
+void sframe_fork(struct task_struct *p, unsigned long clone_flags);
 
 void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 		 unsigned long end);
@@ -50,6 +52,9 @@ static inline int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 }
 
 static inline void sframe_free_mm(struct mm_struct *mm) {}
+
+static inline void sframe_fork(struct task_struct *p,
+			       unsigned long clone_flags) {}
 
 static inline void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 			       unsigned long end) {}

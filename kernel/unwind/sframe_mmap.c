@@ -120,14 +120,14 @@ static void sframe_populate_work(struct callback_head *head)
 	kfree(w);
 }
 
-static void sframe_queue(struct mm_struct *mm, unsigned long start,
-			 unsigned long end, task_work_func_t func)
+/* Run @func for [@start, @end) when @task next returns to user space */
+static void sframe_queue_task(struct task_struct *task, unsigned long start,
+			      unsigned long end, task_work_func_t func)
 {
 	struct sframe_mmap_work *w;
 
 	/* Kernel threads borrowing an mm never return to user space. */
-	if (mm != current->mm ||
-	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
+	if (task->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING))
 		return;
 	w = kmalloc(sizeof(*w), SFRAME_GFP);
 	if (!w)
@@ -135,8 +135,15 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
 	init_task_work(&w->work, func);
 	w->start = start;
 	w->end = end;
-	if (task_work_add(current, &w->work, TWA_RESUME))
+	if (task_work_add(task, &w->work, TWA_RESUME))
 		kfree(w);
+}
+
+static void sframe_queue(struct mm_struct *mm, unsigned long start,
+			 unsigned long end, task_work_func_t func)
+{
+	if (mm == current->mm)
+		sframe_queue_task(current, start, end, func);
 }
 
 /**
@@ -182,4 +189,24 @@ void sframe_mprotect(struct vm_area_struct *vma, unsigned long start,
 	} else if (!was_exec && is_exec) {
 		sframe_mmap(vma, start, end);
 	}
+}
+
+/**
+ * sframe_fork() - hook: a forked child faults in its sections
+ * @p: the new task, not yet running.
+ * @clone_flags: how it was made.
+ *
+ * fork() leaves a file mapping's pages to be faulted in again unless it
+ * has anonymous ones, so a child has its sections registered
+ * (sframe_dup_mm()) but none of their pages mapped, and walks that
+ * cannot fault would fall back at every frame.  The child faults them in
+ * on its first return to user space, before it runs an instruction
+ * there, as a process does when it maps them.
+ */
+void sframe_fork(struct task_struct *p, unsigned long clone_flags)
+{
+	if (clone_flags & CLONE_VM || !p->mm ||
+	    !rcu_access_pointer(p->mm->sframe_table))
+		return;
+	sframe_queue_task(p, 0, ULONG_MAX, sframe_populate_work);
 }

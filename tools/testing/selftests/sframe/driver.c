@@ -140,6 +140,8 @@ static const struct sf_test sf_tests[] = {
 	{ "perf",		{ "sf-perf" }, {} },
 	{ "perf-no-sframe",	{ "sf-perf-nosf", "--no-sframe" }, {} },
 	{ "perf-defer",		{ "sf-perf", "--defer" }, {} },
+	/* A forked child's sections, which fork() leaves unmapped */
+	{ "perf-fork",		{ "sf-perf", "--fork" }, {} },
 	{ "perf-nocfi",		{ "sf-perf", "--nocfi" }, {} },
 	{ "perf-defer-nocfi",	{ "sf-perf", "--defer", "--nocfi" }, {} },
 	/*

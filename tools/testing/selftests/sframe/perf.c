@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sf-perf [--no-sframe] [--bpf | --defer | --work MS] [--nocfi]: samples
+ * sf-perf [--no-sframe] [--bpf | --defer | --work MS] [--nocfi] [--fork]: samples
  * itself with perf_event_open() (cpu-clock, user mode only, user
  * callchains) while it spins in known
  * call chains, reads the samples from its ring buffer and checks each
@@ -38,6 +38,11 @@
  *
  * With --work MS it only runs each chain for MS milliseconds, for a perf
  * tool to sample it (sf-perf-tool).
+ *
+ * With --fork a child forked after the dlopen() does it all, not the
+ * process that mapped the program and the libraries: fork() gives it
+ * their sections, but maps none of their pages, which interrupt-time
+ * walks then need the kernel to have faulted in for it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -49,6 +54,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -374,7 +380,10 @@ int main(int argc, char **argv)
 	struct perf_tally t_dl = { .name = "dlopen", .chain = sf_perf_dl_chain };
 	struct perf_tally t_nocfi = { .name = "no CFI", .chain = perf_nocfi_chain };
 	const char *lib = "libsf-ustack-dl.so";
+	bool fork_first = false;
 	perf_mid dl_mid;
+	int status;
+	pid_t pid;
 	void *h;
 
 	for (; argc > 1; argc--, argv++) {
@@ -382,6 +391,7 @@ int main(int argc, char **argv)
 		perf_bpf |= !strcmp(argv[1], "--bpf");
 		perf_defer |= !strcmp(argv[1], "--defer");
 		perf_nocfi |= !strcmp(argv[1], "--nocfi");
+		fork_first |= !strcmp(argv[1], "--fork");
 		if (!strcmp(argv[1], "--work") && argc > 2) {
 			perf_work_ms = atoi(argv[2]);
 			argc--, argv++;
@@ -399,6 +409,17 @@ int main(int argc, char **argv)
 	dl_mid = (perf_mid)dlsym(h, "dl_ustack_mid");
 	if (!SF_CHECK(dl_mid, "dlsym: %s", dlerror()))
 		sf_exit();
+	if (fork_first) {
+		fflush(stdout);
+		pid = fork();
+		if (!SF_CHECK(pid >= 0, "fork: %s", strerror(errno)))
+			sf_exit();
+		if (pid) {
+			SF_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+				 !WEXITSTATUS(status), "the child failed (%#x)", status);
+			sf_exit();
+		}
+	}
 	perf_run(&t_linked, perf_a, lib_ustack_mid);
 	perf_run(&t_dl, perf_dl_a, dl_mid);
 	sf_exit();
