@@ -314,6 +314,50 @@ static void check_copy(struct sframe_section *sec, const struct fuzz_run *r,
 	sframe_section_release(&copy);
 }
 
+/*
+ * The section indexed from a copy of its bytes, as a file's shared index
+ * is, and looked up through a view of that index: where nothing changes
+ * the bytes or makes them fault, the same outcome as the index read from
+ * user memory (@user_ret) and the same answers (@got, @frames; NULL when
+ * that failed).  Injected allocation failures may fall on either.
+ */
+static void check_image(const struct fuzz_run *r, int user_ret, int *got,
+			struct unwind_user_frame *frames)
+{
+	struct sframe_image image = {
+		.data = sframe_umem[0].data, .len = sframe_umem[0].len,
+	};
+	bool same = r->quiet && !r->hole;
+	struct sframe_section img, view;
+	long live = sframe_kmem_live;
+	int ret;
+
+	/* The init arguments no section gives have no bytes to copy. */
+	if (r->sframe_start != FUZZ_ADDR || r->sframe_size != image.len)
+		return;
+	ret = sframe_section_init_image(&img, &image, r->sframe_start, r->text_start,
+					r->text_end, r->max_bytes);
+	check_err(ret);
+	if (same && ret != user_ret && ret != -ENOMEM && user_ret != -ENOMEM)
+		__builtin_trap();
+	if (ret) {
+		if (!img.reason || img.image || sframe_kmem_live != live)
+			__builtin_trap();
+		return;
+	}
+	if (img.image || !sframe_shim_index_sane(&img))
+		__builtin_trap();
+	sframe_section_view(&view, &img, r->sframe_start, r->text_start);
+	if (!view.borrowed || view.index != img.index || sframe_section_bytes(&view))
+		__builtin_trap();
+	if (same && got)
+		lookups(&view, r, false, got, frames);
+	sframe_section_release(&view);
+	sframe_section_release(&img);
+	if (sframe_kmem_live != live)
+		__builtin_trap();
+}
+
 static void run(struct fuzz_run *r)
 {
 	struct unwind_user_frame frames[FUZZ_LOOKUPS];
@@ -328,6 +372,8 @@ static void run(struct fuzz_run *r)
 	if (ret) {
 		if (!sec.reason || sframe_kmem_live != live)
 			__builtin_trap();
+		if (r->flags & FUZZ_F_IMAGE)
+			check_image(r, ret, NULL, NULL);
 		return;
 	}
 	/* What init built is trusted from here on, whatever the section does */
@@ -362,6 +408,8 @@ static void run(struct fuzz_run *r)
 	lookups(&sec, r, true, got, frames);
 	if (r->flags & FUZZ_F_COPY)
 		check_copy(&sec, r, got, frames);
+	if (r->flags & FUZZ_F_IMAGE)
+		check_image(r, 0, got, frames);
 	walk(&sec, r);
 	/* Again: from the cache, if there is one, which may be torn */
 	if ((r->flags & FUZZ_F_TEAR) && sec.cache)

@@ -60,6 +60,7 @@
 #define FUZZ_F_TILE		0x10	/* see FUZZ_M_TILE */
 #define FUZZ_F_TEXT_TOP		0x20	/* the text ends at the top of the address space */
 #define FUZZ_F_HOLE_LATE	0x40	/* the hole appears after init (paged out) */
+#define FUZZ_F_IMAGE		0x80	/* indexed from a copy too, looked up in a view */
 
 #define FUZZ_ARGS_NORMAL	0
 #define FUZZ_ARGS_EMPTY_TEXT	1	/* text_start == text_end */

@@ -6,8 +6,9 @@
  *  - every section of the reader's case tables, for every ABI: twice,
  *    without a second writer and with one that changes the first element's
  *    FDE count and the first FDE's size while it is read.  Good sections
- *    also get the rule cache, a copy and validation; the unreadable pages
- *    of bad ones become the mode's hole.
+ *    also get the rule cache, a copy and validation, and all an index
+ *    built from a copy of their bytes; the unreadable pages of bad ones
+ *    become the mode's hole.
  *  - sections for what the tables test through their own harness, or not
  *    at all, each with the mode that reaches it: failed allocations one by
  *    one, FRE budgets, text ranges, init arguments, bytes that cannot be
@@ -117,7 +118,7 @@ static void case_seed(const char *abi, u8 abi_id, const char *name, u32 size, s3
 	if (size > SFB_BUF_SIZE)
 		size = SFB_BUF_SIZE;
 	look(&t, pc);
-	mode(&t)[FUZZ_M_FLAGS] = FUZZ_F_CACHE | FUZZ_F_COPY | FUZZ_F_VALIDATE;
+	mode(&t)[FUZZ_M_FLAGS] = FUZZ_F_CACHE | FUZZ_F_COPY | FUZZ_F_VALIDATE | FUZZ_F_IMAGE;
 	if (hole_page)
 		hole(&t, (hole_page - 1) * PAGE, 255);
 	snprintf(full, sizeof(full), "%s-%s", abi, name);
