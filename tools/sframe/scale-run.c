@@ -46,11 +46,18 @@
 #define SYSFS_DIR	"/sys/kernel/sframe"
 #define READY_TIMEOUT_MS 600000	/* a thousand exec()s under TCG */
 
-/* The /proc/meminfo fields a run compares, in kB */
+/*
+ * The /proc/meminfo fields a run compares, in kB, and one of our own:
+ * MemFree leaves out the free pages the page allocator keeps on its
+ * per-CPU lists, which come and go by hundreds; FreePcp counts them in
+ * (/proc/zoneinfo's pagesets).  The first two are free memory.
+ */
 static const char *const fields[] = {
-	"MemFree", "Slab", "SUnreclaim", "KernelStack", "PageTables",
+	"MemFree", "FreePcp", "Slab", "SUnreclaim", "KernelStack", "PageTables",
 	"VmallocUsed", "Percpu",
 };
+#define FIELD_FREE_PCP	1
+#define NR_FREE_FIELDS	2
 
 #define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -92,8 +99,26 @@ static void meminfo_read(struct meminfo *mi)
 		}
 	}
 	fclose(f);
-	if (found != NR_FIELDS)
+	if (found != NR_FIELDS - 1)
 		fail("/proc/meminfo has %s%ld of the fields wanted", "", found);
+
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		die("/proc/zoneinfo");
+	kb = 0;
+	found = 0;
+	while (fgets(line, sizeof(line), f)) {
+		long pages;
+
+		if (sscanf(line, " count: %ld", &pages) == 1) {
+			kb += pages * (sysconf(_SC_PAGESIZE) / 1024);
+			found++;
+		}
+	}
+	fclose(f);
+	if (!found)
+		fail("/proc/zoneinfo: no per-CPU list counts%s (%ld)", "", kb);
+	mi->kb[FIELD_FREE_PCP] = mi->kb[0] + kb;
 }
 
 static void write_file(const char *path, const char *text)
@@ -264,7 +289,7 @@ static void check_process(int pid, const char *lib, int with)
 }
 
 struct run {
-	long used[NR_FIELDS];	/* kB: taken, MemFree; grown, the others */
+	long used[NR_FIELDS];	/* kB: taken, free memory; grown, the others */
 };
 
 static void one_run(const char *what, const char *mode, long n, long settle_ms,
@@ -327,7 +352,8 @@ static void one_run(const char *what, const char *mode, long n, long settle_ms,
 
 	printf("%s %s %ld %s", what, mode, n, with ? "with" : "without");
 	for (f = 0; f < NR_FIELDS; f++) {
-		run->used[f] = f ? after.kb[f] - before.kb[f] : before.kb[f] - after.kb[f];
+		run->used[f] = f < NR_FREE_FIELDS ? before.kb[f] - after.kb[f] :
+			       after.kb[f] - before.kb[f];
 		printf(" %s=%ld", fields[f], run->used[f]);
 	}
 	printf("\n");
