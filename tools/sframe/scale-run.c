@@ -172,6 +172,8 @@ static void sysfs_read(char *buf, size_t size)
 		close(fd);
 		if (n < 0)
 			continue;
+		while (n && (val[n - 1] == '\n' || val[n - 1] == ' '))
+			n--;
 		val[n] = 0;
 		for (char *p = val; *p; p++)
 			if (*p == '\n')
