@@ -23,7 +23,8 @@
  *
  * Start-up: runs the two commands RUNS times each (after 3 not counted),
  * alternated A B B A, and prints the median wall and CPU time of each
- * (the child's user + system time from wait4()) and their ratios B / A.
+ * (the child's user + system time from wait4()) and their ratios B / A,
+ * after the name of the guest's clock source.
  * Every run must exit with status 0.  (Not "--": tools/vm/steps splits
  * its commands at that.)
  */
@@ -44,6 +45,7 @@
 #include <unistd.h>
 
 #define SYSFS_DIR	"/sys/kernel/sframe"
+#define CLOCKSOURCE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
 #define READY_TIMEOUT_MS 600000	/* a thousand exec()s under TCG */
 
 /*
@@ -172,6 +174,8 @@ static void sysfs_read(char *buf, size_t size)
 		close(fd);
 		if (n < 0)
 			continue;
+		while (n && (val[n - 1] == '\n' || val[n - 1] == ' '))
+			n--;
 		val[n] = 0;
 		for (char *p = val; *p; p++)
 			if (*p == '\n')
@@ -429,6 +433,24 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/*
+ * The guest's clock: x86_64's TSC fails its calibration on a busy host,
+ * and then the clock is jiffies, a tick apart (4 ms), too coarse for one
+ * start-up.
+ */
+static void print_clocksource(void)
+{
+	char name[64] = "?";
+	FILE *f = fopen(CLOCKSOURCE, "r");
+
+	if (f) {
+		if (fscanf(f, "%63s", name) != 1)
+			strcpy(name, "?");
+		fclose(f);
+	}
+	printf("start clocksource %s\n", name);
+}
+
 /* Runs @argv once: wall and CPU time in us */
 static void start_once(char **argv, double *wall, double *cpu)
 {
@@ -477,6 +499,7 @@ static int start(int argc, char **argv)
 		if (!wall[i] || !cpu[i])
 			die("calloc");
 	}
+	print_clocksource();
 	for (k = 0; k < 3; k++)
 		for (i = 0; i < 2; i++)
 			start_once(cmd[i], &w, &c);
