@@ -245,6 +245,31 @@ int sframe_elf_info(struct file *file, struct sframe_elf_info *info)
 EXPORT_SYMBOL_IF_KUNIT(sframe_elf_info);
 
 /**
+ * sframe_elf_known_without() - is @file known to have no SFrame section?
+ * @file: a file being mapped executable.
+ *
+ * Most files mapped executable have no SFrame; once one has been read,
+ * later mappings of that version need no work on the way back to user
+ * space at all.
+ *
+ * Context: Any context but NMI; takes a spinlock, reads nothing.
+ * Return: true only if this version of @file was read before and has no
+ *	SFrame section (or is no ELF image of ours).
+ */
+bool sframe_elf_known_without(struct file *file)
+{
+	struct sframe_elf_cached *c;
+	struct sframe_file_version key;
+
+	if (!sframe_file_version(file, &key))
+		return false;
+	guard(spinlock)(&sframe_elf_lock);
+	c = sframe_elf_find(&key);
+	return c && sframe_file_version_eq(&c->key, &key) && !c->info.has_sframe;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_elf_known_without);
+
+/**
  * sframe_elf_cache_stats() - how often sframe_elf_info() read the file
  * @hits: answers from the cache.
  * @misses: answers read from the file.

@@ -69,6 +69,7 @@ bool sframe_elf_header_ok(const struct elf64_hdr *eh);
 void sframe_elf_parse_phdrs(struct sframe_elf_info *info,
 			    const struct elf64_phdr *phdrs, unsigned int nr);
 int sframe_elf_info(struct file *file, struct sframe_elf_info *info);
+bool sframe_elf_known_without(struct file *file);
 void sframe_elf_cache_stats(unsigned long *hits, unsigned long *misses);
 
 #endif /* _KERNEL_UNWIND_SFRAME_ELF_H */

@@ -154,6 +154,7 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
  *
  * New code is registered; a new mapping of other parts of a file whose
  * sections are registered gets the pages of those it holds faulted in.
+ * Code of a file version known to have no SFrame costs a cache lookup.
  */
 void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 		 unsigned long end)
@@ -161,8 +162,10 @@ void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 	/* Only regular files hold ELF images: see sframe_elf_info(). */
 	if (!vma->vm_file || !S_ISREG(file_inode(vma->vm_file)->i_mode))
 		return;
-	if (vma->vm_flags & VM_EXEC)
-		sframe_queue(vma->vm_mm, start, end, sframe_mmap_work);
+	if (vma->vm_flags & VM_EXEC) {
+		if (!sframe_elf_known_without(vma->vm_file))
+			sframe_queue(vma->vm_mm, start, end, sframe_mmap_work);
+	}
 	else if (sframe_has_file(vma->vm_mm, vma->vm_file))
 		sframe_queue(vma->vm_mm, start, end, sframe_populate_work);
 }

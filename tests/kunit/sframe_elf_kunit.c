@@ -253,9 +253,12 @@ static void elf_cache_test(struct kunit *test)
 	file = elf_file(test, im, sizeof(*im));
 
 	sframe_elf_cache_stats(&hits, &misses);
+	/* Not read yet: not known to have none */
+	KUNIT_EXPECT_FALSE(test, sframe_elf_known_without(file));
 	KUNIT_EXPECT_EQ(test, sframe_elf_info(file, &info), 0);
 	KUNIT_EXPECT_EQ(test, sframe_elf_info(file, &info), 0);
 	KUNIT_EXPECT_TRUE(test, info.has_sframe);
+	KUNIT_EXPECT_FALSE(test, sframe_elf_known_without(file));
 	sframe_elf_cache_stats(&hits2, &misses2);
 	KUNIT_EXPECT_EQ(test, misses2 - misses, 1);
 	KUNIT_EXPECT_EQ(test, hits2 - hits, 1);
@@ -267,10 +270,14 @@ static void elf_cache_test(struct kunit *test)
 			(ssize_t)sizeof(*im));
 	pos = sizeof(*im);
 	KUNIT_ASSERT_EQ(test, kernel_write(file, "", 1, &pos), 1);
+	/* A new version is not known until it is read. */
+	KUNIT_EXPECT_FALSE(test, sframe_elf_known_without(file));
 	KUNIT_EXPECT_EQ(test, sframe_elf_info(file, &info), 0);
 	KUNIT_EXPECT_FALSE(test, info.has_sframe);
 	sframe_elf_cache_stats(&hits, &misses);
 	KUNIT_EXPECT_EQ(test, misses - misses2, 1);
+	/* Then mapping it again costs the hook nothing more. */
+	KUNIT_EXPECT_TRUE(test, sframe_elf_known_without(file));
 	fput(file);
 }
 
