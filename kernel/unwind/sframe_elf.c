@@ -260,12 +260,15 @@ bool sframe_elf_known_without(struct file *file)
 {
 	struct sframe_elf_cached *c;
 	struct sframe_file_version key;
+	bool without = false;
 
 	if (!sframe_file_version(file, &key))
 		return false;
-	guard(spinlock)(&sframe_elf_lock);
-	c = sframe_elf_find(&key);
-	return c && sframe_file_version_eq(&c->key, &key) && !c->info.has_sframe;
+	scoped_guard(spinlock, &sframe_elf_lock) {
+		c = sframe_elf_find(&key);
+		without = c && sframe_file_version_eq(&c->key, &key) && !c->info.has_sframe;
+	}
+	return without;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_elf_known_without);
 

@@ -165,9 +165,9 @@ void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 	if (vma->vm_flags & VM_EXEC) {
 		if (!sframe_elf_known_without(vma->vm_file))
 			sframe_queue(vma->vm_mm, start, end, sframe_mmap_work);
-	}
-	else if (sframe_has_file(vma->vm_mm, vma->vm_file))
+	} else if (sframe_has_file(vma->vm_mm, vma->vm_file)) {
 		sframe_queue(vma->vm_mm, start, end, sframe_populate_work);
+	}
 }
 
 /**
