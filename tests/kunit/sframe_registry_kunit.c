@@ -1050,6 +1050,40 @@ static void reg_share_changed_test(struct kunit *test)
 }
 
 /*
+ * A file too large to copy: its section is indexed from the process's
+ * memory, as before sharing, and nothing is shared.  The file is sparse
+ * past the section, and the registration says the section runs over
+ * 64 MiB of it (a PT_GNU_SFRAME segment may be larger than its section).
+ */
+static void reg_share_too_large_test(struct kunit *test)
+{
+	unsigned long t, text_len = REG_TEXT_PAGES * PAGE_SIZE;
+	unsigned long len = text_len + (65UL << 20);
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count();
+	struct sframe_add add;
+	struct file *file;
+
+	file = shmem_kernel_file_setup("sframe-share-big", len, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	share_write(test, ctx, file, 0);
+	t = vm_mmap(file, 0, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(t));
+	add = (struct sframe_add){
+		.file = file, .file_base = t,
+		.sframe_start = t + text_len, .sframe_size = len - text_len,
+		.seg_start = t, .seg_end = t + text_len, .start = t, .end = t + text_len,
+	};
+	KUNIT_ASSERT_EQ(test, sframe_add_section(current->mm, &add), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].shared);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].bad);
+	KUNIT_EXPECT_EQ(test, share_count(), nr);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, false), 8);
+	fput(file);
+}
+
+/*
  * A file whose section is malformed: the registration is kept, marked
  * bad, and no index is shared; one whose section is only in its process's
  * memory (not mapped from the file) gets an index of its own.
@@ -1102,6 +1136,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_share_fork_test),
 	KUNIT_CASE(reg_share_changed_test),
 	KUNIT_CASE(reg_share_refused_test),
+	KUNIT_CASE(reg_share_too_large_test),
 	{}
 };
 
