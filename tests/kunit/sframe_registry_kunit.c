@@ -42,11 +42,12 @@ struct reg_ctx {
 };
 
 /*
- * A valid section whose functions lie in the first text page, the CFA of
- * its first FRE @delta bytes further than sfb_base()'s.
+ * sfb_base()'s section (its functions in the first text page) in @version,
+ * the CFA of its first FRE @delta bytes further, built for a section at
+ * @sframe and text at @text; SFB_BUF_SIZE bytes, its size in @size.
  */
-static void reg_build_cfa(struct kunit *test, struct reg_ctx *ctx, u8 version,
-			  s32 delta)
+static u8 *reg_section(struct kunit *test, u8 version, s32 delta,
+		       unsigned long sframe, unsigned long text, u32 *size)
 {
 	struct sfb_layout l;
 	struct sfb_spec *s;
@@ -60,7 +61,16 @@ static void reg_build_cfa(struct kunit *test, struct reg_ctx *ctx, u8 version,
 	sfb_base(s, SFRAME_ABI);
 	s->version = version;
 	s->fde[0].fre[0].words[0] += delta;
-	ctx->size = sfb_build(s, buf, ctx->sframe, ctx->text, &l);
+	*size = sfb_build(s, buf, sframe, text, &l);
+	return buf;
+}
+
+/* That section at ctx->sframe, for the text at ctx->text */
+static void reg_build_cfa(struct kunit *test, struct reg_ctx *ctx, u8 version,
+			  s32 delta)
+{
+	u8 *buf = reg_section(test, version, delta, ctx->sframe, ctx->text, &ctx->size);
+
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->sframe, buf,
 					   SFB_BUF_SIZE), 0);
 }
@@ -904,18 +914,10 @@ static void share_write(struct kunit *test, struct reg_ctx *ctx, struct file *fi
 			s32 delta)
 {
 	loff_t pos = REG_TEXT_PAGES * PAGE_SIZE;
-	struct sfb_layout l;
-	struct sfb_spec *s;
-	u8 *buf;
-
-	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	buf = kunit_kzalloc(test, SFB_BUF_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	sfb_base(s, SFRAME_ABI);
-	s->fde[0].fre[0].words[0] += delta;
 	/* Relative addresses only: any load address gives the same bytes. */
-	ctx->size = sfb_build(s, buf, SHARE_NOMINAL + pos, SHARE_NOMINAL, &l);
+	u8 *buf = reg_section(test, SFRAME_VERSION_3, delta, SHARE_NOMINAL + pos,
+			      SHARE_NOMINAL, &ctx->size);
+
 	KUNIT_ASSERT_EQ(test, kernel_write(file, buf, SFB_BUF_SIZE, &pos),
 			(ssize_t)SFB_BUF_SIZE);
 }
