@@ -74,7 +74,7 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_live_sections);
  *
  * Return: bytes of every address space's entries, table of ranges, and the
  *	indexes and rule caches that are theirs alone; shared indexes are
- *	counted by sframe_shared_stats().
+ *	counted by sframe_shared_total_bytes().
  */
 long sframe_private_bytes(void)
 {

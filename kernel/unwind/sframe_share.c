@@ -229,13 +229,23 @@ struct sframe_shared *sframe_shared_get_ref(struct sframe_shared *sh)
 }
 
 /**
- * sframe_shared_stats() - the shared indexes of the system
- * @nr: set to how many are alive.
- * @bytes: set to the kernel memory they hold.
+ * sframe_shared_indexes() - shared indexes alive in the system
+ *
+ * Return: how many.
  */
-void sframe_shared_stats(long *nr, long *bytes)
+long sframe_shared_indexes(void)
 {
-	*nr = atomic_long_read(&sframe_shared_nr);
-	*bytes = atomic_long_read(&sframe_shared_bytes);
+	return atomic_long_read(&sframe_shared_nr);
 }
-EXPORT_SYMBOL_IF_KUNIT(sframe_shared_stats);
+EXPORT_SYMBOL_IF_KUNIT(sframe_shared_indexes);
+
+/**
+ * sframe_shared_total_bytes() - kernel memory the shared indexes hold
+ *
+ * Return: their bytes, each index counted once.
+ */
+long sframe_shared_total_bytes(void)
+{
+	return atomic_long_read(&sframe_shared_bytes);
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_shared_total_bytes);

@@ -56,6 +56,7 @@ struct sframe_shared *sframe_shared_get(struct file *file,
 					size_t max_bytes, const char **reason);
 struct sframe_shared *sframe_shared_get_ref(struct sframe_shared *sh);
 void sframe_shared_put(struct sframe_shared *sh);
-void sframe_shared_stats(long *nr, long *bytes);
+long sframe_shared_indexes(void);
+long sframe_shared_total_bytes(void);
 
 #endif /* _KERNEL_UNWIND_SFRAME_SHARE_H */

@@ -30,10 +30,7 @@ static struct kobj_attribute private_bytes_attr = __ATTR_RO(private_bytes);
 static ssize_t shared_indexes_show(struct kobject *kobj,
 				   struct kobj_attribute *attr, char *buf)
 {
-	long nr, bytes;
-
-	sframe_shared_stats(&nr, &bytes);
-	return sysfs_emit(buf, "%ld\n", nr);
+	return sysfs_emit(buf, "%ld\n", sframe_shared_indexes());
 }
 
 static struct kobj_attribute shared_indexes_attr = __ATTR_RO(shared_indexes);
@@ -41,10 +38,7 @@ static struct kobj_attribute shared_indexes_attr = __ATTR_RO(shared_indexes);
 static ssize_t shared_bytes_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
-	long nr, bytes;
-
-	sframe_shared_stats(&nr, &bytes);
-	return sysfs_emit(buf, "%ld\n", bytes);
+	return sysfs_emit(buf, "%ld\n", sframe_shared_total_bytes());
 }
 
 static struct kobj_attribute shared_bytes_attr = __ATTR_RO(shared_bytes);

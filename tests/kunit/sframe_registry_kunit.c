@@ -952,12 +952,9 @@ static unsigned long share_map(struct kunit *test, struct reg_ctx *ctx,
 
 static long share_count(void)
 {
-	long nr, bytes;
-
 	/* Indexes whose last user went are freed after a grace period. */
 	rcu_barrier();
-	sframe_shared_stats(&nr, &bytes);
-	return nr;
+	return sframe_shared_indexes();
 }
 
 /*
@@ -967,18 +964,17 @@ static long share_count(void)
 static void reg_share_test(struct kunit *test)
 {
 	struct reg_ctx *ctx = test->priv;
-	long nr = share_count(), priv, bytes, bytes2, nr2;
+	long nr = share_count(), priv, bytes;
 	struct file *file = share_file(test, ctx);
 	unsigned long t1, t2;
 
 	t1 = share_map(test, ctx, file);
-	sframe_shared_stats(&nr2, &bytes);
-	KUNIT_EXPECT_EQ(test, nr2, nr + 1);
+	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), nr + 1);
+	bytes = sframe_shared_total_bytes();
 	priv = sframe_private_bytes();
 	t2 = share_map(test, ctx, file);
-	sframe_shared_stats(&nr2, &bytes2);
-	KUNIT_EXPECT_EQ(test, nr2, nr + 1);
-	KUNIT_EXPECT_EQ(test, bytes2, bytes);
+	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), nr + 1);
+	KUNIT_EXPECT_EQ(test, sframe_shared_total_bytes(), bytes);
 	/* The second mapping costs an entry and a range, not an index. */
 	KUNIT_EXPECT_LT(test, sframe_private_bytes() - priv,
 			(long)(sizeof(struct sframe_entry) + 2 * sizeof(struct sframe_range) +
