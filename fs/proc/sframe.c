@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * /proc/<pid>/sframe: the SFrame sections the kernel knows for a process,
- * one line per registered text range.  Opened under the same rule as
+ * one line per registered text range.  A process registers them once its
+ * stack may be walked (kernel/unwind/sframe_demand.c); reading its own
+ * file is such a walk's first step.  Opened under the same rule as
  * /proc/<pid>/maps, checked at open time for the same reason.
  */
 #include <linux/mm.h>
@@ -21,6 +23,9 @@ static int proc_sframe_show(struct seq_file *m, void *v)
 
 	if (!mm || !mmget_not_zero(mm))
 		return 0;
+	/* A process reading its own sees those its stack walks would use. */
+	if (mm == current->mm)
+		sframe_want_current(true);
 	ret = mmap_read_lock_killable(mm);
 	if (!ret) {
 		ret = sframe_mm_show(m, mm);

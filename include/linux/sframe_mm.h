@@ -2,7 +2,8 @@
 /*
  * The SFrame sections of an address space, and the hooks that keep them in
  * step with its mappings.  The hook patches in patches/ call these from
- * mmap, munmap, mprotect, fork, exit, exec, prctl and /proc.
+ * mmap, munmap, mprotect, fork, exit, exec, prctl and /proc, and perf's
+ * callchain buffers tell it while user stacks may be taken.
  */
 #ifndef _LINUX_SFRAME_MM_H
 #define _LINUX_SFRAME_MM_H
@@ -39,6 +40,10 @@ bool sframe_mm_has_sections(struct mm_struct *mm);
 int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
 		  struct unwind_user_frame *frame);
 int sframe_mm_show(struct seq_file *m, struct mm_struct *mm);
+
+void sframe_consumer_get(void);
+void sframe_consumer_put(void);
+void sframe_want_current(bool can_sleep);
 
 extern const struct file_operations proc_pid_sframe_operations;
 
@@ -83,6 +88,10 @@ static inline int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
 {
 	return -ENOENT;
 }
+
+static inline void sframe_consumer_get(void) {}
+static inline void sframe_consumer_put(void) {}
+static inline void sframe_want_current(bool can_sleep) {}
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */
 

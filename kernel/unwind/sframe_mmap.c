@@ -80,18 +80,18 @@ static void sframe_register_mapping(struct mm_struct *mm,
 	}
 }
 
-static void sframe_mmap_work(struct callback_head *head)
+/* Register the sections of every executable file mapping in [@start, @end) */
+static void sframe_register_range(struct mm_struct *mm, unsigned long start,
+				  unsigned long end)
 {
-	struct sframe_mmap_work *w = container_of(head, struct sframe_mmap_work, work);
-	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
 	struct sframe_mapping map;
-	unsigned long addr = w->start;
+	unsigned long addr = start;
 
-	while (mm && !(current->flags & PF_EXITING) && addr < w->end) {
+	while (!(current->flags & PF_EXITING) && addr < end) {
 		if (mmap_read_lock_killable(mm))
 			break;
-		vma = find_vma_intersection(mm, addr, w->end);
+		vma = find_vma_intersection(mm, addr, end);
 		map.file = NULL;
 		if (vma && vma->vm_file && (vma->vm_flags & VM_EXEC)) {
 			map.file = get_file(vma->vm_file);
@@ -99,15 +99,37 @@ static void sframe_mmap_work(struct callback_head *head)
 			map.vm_end = vma->vm_end;
 			map.file_base = vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT);
 		}
-		addr = vma ? vma->vm_end : w->end;
+		addr = vma ? vma->vm_end : end;
 		mmap_read_unlock(mm);
 
 		if (map.file) {
-			sframe_register_mapping(mm, &map, w->start, w->end);
+			sframe_register_mapping(mm, &map, start, end);
 			fput(map.file);
 		}
 	}
+}
+
+static void sframe_mmap_work(struct callback_head *head)
+{
+	struct sframe_mmap_work *w = container_of(head, struct sframe_mmap_work, work);
+
+	if (current->mm)
+		sframe_register_range(current->mm, w->start, w->end);
 	kfree(w);
+}
+
+/**
+ * sframe_register_mm() - register the sections of everything mapped now
+ * @mm: the address space, current->mm, which has just become wanted
+ *	(SFRAME_MM_WANTED set): what it maps from here on is registered by
+ *	the hooks.
+ *
+ * Context: Process context, no lock held; may sleep.
+ */
+void sframe_register_mm(struct mm_struct *mm)
+{
+	sframe_register_range(mm, 0, ULONG_MAX);
+	sframe_vdso_register();
 }
 
 /* A mapping that may hold a registered section: see sframe_populate_range() */
@@ -152,15 +174,20 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
  * @start: start of what was mapped.
  * @end: its end (@vma may be larger after a merge).
  *
- * New code is registered; a new mapping of other parts of a file whose
- * sections are registered gets the pages of those it holds faulted in.
- * Code of a file version known to have no SFrame costs a cache lookup.
+ * New code is registered, in a process whose stack may be walked (see
+ * sframe_demand.c); a new mapping of other parts of a file whose sections
+ * are registered gets the pages of those it holds faulted in.  Code of a
+ * file version known to have no SFrame costs a cache lookup; any mapping
+ * of a process not wanted yet, a bit test.
  */
 void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 		 unsigned long end)
 {
 	/* Only regular files hold ELF images: see sframe_elf_info(). */
 	if (!vma->vm_file || !S_ISREG(file_inode(vma->vm_file)->i_mode))
+		return;
+	/* Nothing may walk this process yet: its first walk registers all. */
+	if (!test_bit(SFRAME_MM_WANTED, &vma->vm_mm->sframe_flags))
 		return;
 	if (vma->vm_flags & VM_EXEC) {
 		if (!sframe_elf_known_without(vma->vm_file))

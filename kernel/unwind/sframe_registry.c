@@ -1037,10 +1037,15 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
 /**
  * sframe_mm_init() - hook: a new mm starts without sections
  * @mm: the address space, not yet in use.
+ *
+ * It registers its files' sections as they are mapped if something may
+ * take user stacks now (see sframe_demand.c); a forked child's follows
+ * its parent's instead (sframe_dup_mm()).
  */
 void sframe_mm_init(struct mm_struct *mm)
 {
 	RCU_INIT_POINTER(mm->sframe_table, NULL);
+	mm->sframe_flags = sframe_consumers_present() ? BIT(SFRAME_MM_WANTED) : 0;
 }
 
 /*
@@ -1098,6 +1103,9 @@ int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 	int ret = 0;
 
 	RCU_INIT_POINTER(mm->sframe_table, NULL);
+	/* The child maps what its parent would have registered: so does it. */
+	if (test_bit(SFRAME_MM_WANTED, &oldmm->sframe_flags))
+		set_bit(SFRAME_MM_WANTED, &mm->sframe_flags);
 	if (!old)
 		return 0;
 	for (i = 0; i < old->nr_ranges; i++)

@@ -23,6 +23,9 @@ struct sframe_shared;
 #define SFRAME_ENTRY_GONE	5	/* lost its last range: put at the swap */
 #define SFRAME_ENTRY_REPLACED	6	/* being replaced: the writer's alone */
 
+/* Bits of mm_struct.sframe_flags */
+#define SFRAME_MM_WANTED	0	/* registers its files' sections as mapped */
+
 /**
  * struct sframe_entry - one registered section of one address space
  * @sec: the section as the reader prepared it; a view of @shared's index
@@ -159,6 +162,8 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 			      unsigned int max);
 long sframe_live_sections(void);
 long sframe_private_bytes(void);
+void sframe_register_mm(struct mm_struct *mm);
+bool sframe_consumers_present(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 bool sframe_vdso_find(struct mm_struct *mm, unsigned long *start,

@@ -164,18 +164,21 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_vdso_add);
  * sframe_vdso_register() - hook: exec mapped the vDSO; register its section
  *
  * Called by the ELF loader once the architecture has mapped the vDSO into
- * the new program's address space, before it first runs.  Nothing happens
- * when the vDSO has no SFrame; an error leaves the process without it,
- * walked by frame pointers in the vDSO as before, and fails nothing.
+ * the new program's address space, before it first runs, and by
+ * sframe_register_mm() when a process is first wanted.  Nothing happens
+ * when the vDSO has no SFrame or the process is not wanted (yet); an error
+ * leaves the process without it, walked by frame pointers in the vDSO as
+ * before, and fails nothing.
  *
- * Context: Process context (exec), current->mm the new address space, no
- *	lock held; may sleep.
+ * Context: Process context (exec, or a first walk), current->mm the
+ *	address space, no lock held; may sleep.
  */
 void sframe_vdso_register(void)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long start, end;
 
-	if (mm && sframe_vdso_find(mm, &start, &end))
+	if (mm && test_bit(SFRAME_MM_WANTED, &mm->sframe_flags) &&
+	    sframe_vdso_find(mm, &start, &end))
 		sframe_vdso_add(mm, start, end);
 }

@@ -525,6 +525,9 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
  * @nofault: read user memory with page faults disabled (IRQ, NMI); the
  *	caller disables them around the walk.
  *
+ * The first walk of a process registers its sections first, or with
+ * @nofault asks for that and goes without them (sframe_want_current()).
+ *
  * Context: Task context of a user task.  With @nofault false, a context
  *	that may fault and sleep.
  * Return: 0, or -EINVAL if the task has no user stack to walk (a kernel
@@ -532,6 +535,7 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
  */
 int unwind_user_start(struct unwind_user_state *state, bool nofault)
 {
+	sframe_want_current(!nofault);
 	return unwind_user_start_regs(state, current, task_pt_regs(current),
 				      nofault);
 }
@@ -634,7 +638,9 @@ int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries)
  * perf's and BPF's user callchains and ftrace's user stack traces ask here
  * first.  The stack of a task with no SFrame section, or of a compat task,
  * is left to the tracer's own frame-pointer walker: it costs them one
- * pointer test and they see exactly what they saw before.
+ * pointer test and they see exactly what they saw before.  So is the
+ * first stack of a process never walked before, which has its sections
+ * registered before it returns to user space (sframe_want_current()).
  *
  * Context: Any, NMI included.
  * Return: true if the stack was walked here; false if the caller should
@@ -645,9 +651,11 @@ bool unwind_user_walk_nofault(struct pt_regs *regs,
 {
 	struct unwind_user_state state;
 
-	if ((current->flags & PF_KTHREAD) || !current->mm ||
-	    !sframe_mm_has_sections(current->mm) || !user_mode(regs) ||
+	if ((current->flags & PF_KTHREAD) || !current->mm || !user_mode(regs) ||
 	    unwind_user_word_size(current, regs) != sizeof(long))
+		return false;
+	sframe_want_current(false);
+	if (!sframe_mm_has_sections(current->mm))
 		return false;
 	pagefault_disable();
 	unwind_user_start_regs(&state, current, regs, true);

@@ -5,7 +5,9 @@
  * (arch_setup_additional_pages()): its PT_GNU_SFRAME must be there and
  * its section accepted whole by the reader, registered by the exec hook
  * as [vdso], describing the vDSO's code, and gone with its mapping.
- * Copies of the image with broken headers are refused.
+ * Copies of the image with broken headers are refused.  The vDSO is also
+ * the section the demand cases watch: registered only once the process
+ * is wanted, by a first walk or a consumer of user stacks.
  */
 #include <kunit/test.h>
 #include <linux/binfmts.h>
@@ -13,6 +15,7 @@
 #include <linux/elf.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/sched/mm.h>
 #include <linux/sframe.h>
 #include <linux/sframe_mm.h>
 #include <linux/slab.h>
@@ -140,12 +143,24 @@ static int vdso_child_ranges(void *arg)
 	return vdso_rows(info[0].start, info[0].end) ? 0 : -ENOENT;
 }
 
-/* The exec hook registers it, rows describe its code, fork copies it. */
+/* What a process being profiled is: see sframe_demand.c */
+static void vdso_want(void)
+{
+	set_bit(SFRAME_MM_WANTED, &current->mm->sframe_flags);
+}
+
+/*
+ * The exec hook registers it in a wanted process, rows describe its code,
+ * fork copies it.
+ */
 static void vdso_register_test(struct kunit *test)
 {
 	struct vdso_ctx *ctx = test->priv;
 	struct sframe_range_info *r = &ctx->info[0];
 
+	sframe_vdso_register();
+	KUNIT_EXPECT_EQ(test, sframe_mm_ranges(current->mm, ctx->info, 2), 0);
+	vdso_want();
 	sframe_vdso_register();
 	KUNIT_ASSERT_EQ(test, sframe_mm_ranges(current->mm, ctx->info, 2), 1);
 	KUNIT_EXPECT_TRUE(test, r->vdso);
@@ -181,6 +196,7 @@ static void vdso_mprotect_test(struct kunit *test)
 	struct vdso_ctx *ctx = test->priv;
 	struct sframe_range_info *r = &ctx->info[0];
 
+	vdso_want();
 	sframe_vdso_register();
 	KUNIT_ASSERT_EQ(test, sframe_mm_ranges(current->mm, ctx->info, 2), 1);
 	mmap_write_lock(current->mm);
@@ -189,6 +205,90 @@ static void vdso_mprotect_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sframe_mm_ranges(current->mm, ctx->info, 2), 1);
 	KUNIT_EXPECT_EQ(test, r->start, ctx->start + 1);
 	KUNIT_EXPECT_TRUE(test, r->vdso);
+}
+
+static bool vdso_wanted(void)
+{
+	return test_bit(SFRAME_MM_WANTED, &current->mm->sframe_flags);
+}
+
+/* A forked child of a wanted process: wanted, the vDSO registered */
+static int vdso_child_wanted(void *arg)
+{
+	return vdso_wanted() ? vdso_child_ranges(arg) : -ESRCH;
+}
+
+/*
+ * A process nobody walked: the exec hook and a walk that cannot sleep
+ * register nothing; the first walk that can registers what is mapped,
+ * and its forked children inherit both the sections and being wanted.
+ */
+static int vdso_child_demand(void *arg)
+{
+	struct vdso_ctx *ctx = arg;
+	struct sframe_range_info info[2];
+
+	if (vdso_wanted())
+		return -EEXIST;
+	sframe_vdso_register();
+	/* From interrupt or NMI: asks the deferred unwinder, registers nothing */
+	sframe_want_current(false);
+	if (vdso_wanted() || sframe_mm_ranges(current->mm, info, 2))
+		return -EBUSY;
+	sframe_want_current(true);
+	if (!vdso_wanted())
+		return -ENOENT;
+	/* Filled here for the grandchild's check */
+	if (sframe_mm_ranges(current->mm, ctx->info, 2) != 1 || !ctx->info[0].vdso ||
+	    ctx->info[0].start != ctx->start || !vdso_rows(ctx->start, ctx->info[0].end))
+		return -ENODATA;
+	/* Once is enough: a second walk registers nothing twice */
+	sframe_want_current(true);
+	if (sframe_mm_ranges(current->mm, info, 2) != 1)
+		return -E2BIG;
+	return kunit_fork_run(vdso_child_wanted, ctx);
+}
+
+static int vdso_child_unwanted(void *arg)
+{
+	struct sframe_range_info info[2];
+
+	return vdso_wanted() || sframe_mm_ranges(current->mm, info, 2) ? -EBUSY : 0;
+}
+
+static void vdso_demand_test(struct kunit *test)
+{
+	struct vdso_ctx *ctx = test->priv;
+
+	KUNIT_ASSERT_FALSE(test, vdso_wanted());
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(vdso_child_demand, ctx), 0);
+	/* The child's walk made its own process wanted, not its parent */
+	KUNIT_EXPECT_FALSE(test, vdso_wanted());
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(vdso_child_unwanted, ctx), 0);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
+}
+
+/*
+ * While a consumer of user stacks exists (perf's callchain buffers are
+ * held), a new address space is wanted from the start; once it has gone,
+ * new ones are not, and those made meanwhile stay wanted.
+ */
+static void vdso_consumer_test(struct kunit *test)
+{
+	struct vdso_ctx *ctx = test->priv;
+	struct mm_struct *mm;
+
+	sframe_consumer_get();
+	mm = mm_alloc();
+	sframe_consumer_put();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_EXPECT_TRUE(test, test_bit(SFRAME_MM_WANTED, &mm->sframe_flags));
+	mmput(mm);
+	mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_EXPECT_FALSE(test, test_bit(SFRAME_MM_WANTED, &mm->sframe_flags));
+	mmput(mm);
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(vdso_child_unwanted, ctx), 0);
 }
 
 /* A copy of the image, changed by @edit, at a new executable mapping */
@@ -317,6 +417,8 @@ static struct kunit_case sframe_vdso_cases[] = {
 	KUNIT_CASE(vdso_image_test),
 	KUNIT_CASE(vdso_register_test),
 	KUNIT_CASE(vdso_mprotect_test),
+	KUNIT_CASE(vdso_demand_test),
+	KUNIT_CASE(vdso_consumer_test),
 	KUNIT_CASE(vdso_bad_image_test),
 	{}
 };
