@@ -2,7 +2,7 @@
 /*
  * scale-run: tools/bench-scale's driver in its guest (no shell there).
  *
- *   scale-run mem fork|exec N ROUNDS SETTLE_MS HOLD LIB_WITHOUT LIB_WITH
+ *   scale-run mem fork|exec[-profiled] N ROUNDS SETTLE_MS HOLD LIB_WITHOUT LIB_WITH
  *
  * Kernel memory taken by N processes holding a library mapped, the library
  * without its SFrame section and with it: ROUNDS rounds of runs in the
@@ -13,7 +13,11 @@
  * is taken, then forks N children), waits until each has said it is
  * ready, reads /proc/meminfo settled again, then checks that every one of
  * them is alive, has LIB mapped and that /proc/<pid>/sframe lists LIB's
- * section (with) or does not (without), and kills them.  Prints each run,
+ * section (with, profiled) or does not (without, or nobody profiling),
+ * and kills them.  "-profiled": a perf event that takes user callchains
+ * is open throughout, as while perf record -g runs, so every process
+ * registers its sections as it maps them; otherwise none is walked, and
+ * none registers anything.  Prints each run,
  * then "mem MODE N KIND FIELD=kB..." for the median of each kind and
  * "mem MODE N per-process FIELD=kB..." for (with - without) / N.  If
  * /sys/kernel/sframe exists, every file in it is printed before and with
@@ -29,6 +33,7 @@
  * its commands at that.)
  */
 #define _GNU_SOURCE
+#include <linux/perf_event.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +45,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -299,6 +305,7 @@ struct run {
 static void one_run(const char *what, const char *mode, long n, long settle_ms,
 		    char *hold, char *lib, int with, struct run *run)
 {
+	int listed = with && strstr(mode, "-profiled");
 	static char sys_before[8192], sys_after[8192];
 	int ready[2], go[2] = { -1, -1 }, *pids, status;
 	char n_text[24], *argv[5];
@@ -316,7 +323,7 @@ static void one_run(const char *what, const char *mode, long n, long settle_ms,
 	argv[1] = lib;
 	argv[3] = NULL;
 	argv[4] = NULL;
-	if (!strcmp(mode, "fork")) {
+	if (!strncmp(mode, "fork", 4)) {
 		pipe_high(go);
 		argv[2] = "fork";
 		argv[3] = n_text;
@@ -340,7 +347,7 @@ static void one_run(const char *what, const char *mode, long n, long settle_ms,
 
 	/* Alive while measured: alive after it, as nothing revives them. */
 	for (i = 0; i < n; i++)
-		check_process(pids[i], strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib, with);
+		check_process(pids[i], strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib, listed);
 	for (i = 0; i < n; i++)
 		kill(pids[i], SIGKILL);
 	if (parent)
@@ -378,6 +385,27 @@ static double median(double *v, long n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/*
+ * A consumer of user stacks for the kernel, as perf record -g is: a
+ * software event of this process that would sample callchains, never
+ * enabled, open until we exit.
+ */
+static void profiler_open(void)
+{
+	struct perf_event_attr attr = {
+		.size		= sizeof(attr),
+		.type		= PERF_TYPE_SOFTWARE,
+		.config		= PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period	= 1000000,
+		.sample_type	= PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+		.disabled	= 1,
+		.exclude_kernel	= 1,
+	};
+
+	if (syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC) < 0)
+		die("perf_event_open");
+}
+
 static int mem(int argc, char **argv)
 {
 	static const int order[4] = { 0, 1, 1, 0 };	/* without, with, with, without */
@@ -388,8 +416,11 @@ static int mem(int argc, char **argv)
 	unsigned int f;
 	int w;
 
-	if (argc != 9 || (strcmp(argv[2], "fork") && strcmp(argv[2], "exec")))
+	if (argc != 9 || (strcmp(argv[2], "fork") && strcmp(argv[2], "exec") &&
+			  strcmp(argv[2], "fork-profiled") && strcmp(argv[2], "exec-profiled")))
 		return 2;
+	if (strstr(argv[2], "-profiled"))
+		profiler_open();
 	n = atol(argv[3]);
 	rounds = atol(argv[4]);
 	settle_ms = atol(argv[5]);

@@ -15,8 +15,11 @@
  * lines, NOTE: lines always.  After each test, once its processes are
  * gone, the system-wide count of registered sections must be back where
  * it was: exit (and everything the test undid) frees what it registered.
+ * Tests run as processes being profiled (sf_profiler_set()), but for
+ * those marked idle.
  */
 #define _GNU_SOURCE
+#include <linux/perf_event.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +57,9 @@ struct sf_test {
 	const char	*argv[SF_MAX_ARGS];
 	const char	*needs[SF_MAX_NEEDS];
 };
+
+/* Tests run with nobody profiling: see sf_profiler_set() */
+static const char *const sf_idle_tests[] = { "perf-first" };
 
 /*
  * Debian's perf sampling sf-perf, then reading what it recorded: under
@@ -143,6 +150,7 @@ static const struct sf_test sf_tests[] = {
 	/* A forked child's sections, which fork() leaves unmapped */
 	{ "perf-fork",		{ "sf-perf", "--fork" }, {} },
 	{ "perf-nocfi",		{ "sf-perf", "--nocfi" }, {} },
+	{ "perf-first",		{ "sf-perf", "--first" }, {} },
 	{ "perf-defer-nocfi",	{ "sf-perf", "--defer", "--nocfi" }, {} },
 	/*
 	 * A gap in a program's .sframe (assembly with CFI, no SFrame) at a
@@ -465,6 +473,45 @@ static bool sf_no_leak(long before, long *after)
 	}
 }
 
+/*
+ * A perf event that would take user callchains, never enabled, open while
+ * a test runs: the tests' programs start as processes being profiled do,
+ * registering their sections as they map them from their start
+ * (kernel/unwind/sframe_demand.c).  An idle test's (sf_idle_tests[])
+ * start with no such event, as the processes of a system nobody profiles.
+ */
+static bool sf_profiler_set(bool on)
+{
+	static int fd = -1;
+	struct perf_event_attr attr = {
+		.size		= sizeof(attr),
+		.type		= PERF_TYPE_SOFTWARE,
+		.config		= PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period	= 1000000,
+		.sample_type	= PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+		.disabled	= 1,
+		.exclude_kernel	= 1,
+	};
+
+	if (!on && fd >= 0) {
+		close(fd);
+		fd = -1;
+	} else if (on && fd < 0) {
+		fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	return (fd >= 0) == on;
+}
+
+static bool sf_idle(const struct sf_test *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sf_idle_tests); i++)
+		if (!strcmp(sf_idle_tests[i], t->name))
+			return true;
+	return false;
+}
+
 static void sf_run(const struct sf_test *t)
 {
 	unsigned int seconds = strncmp(t->argv[0], "sf-perf-", 8) ? SF_TEST_SECONDS :
@@ -478,6 +525,10 @@ static void sf_run(const struct sf_test *t)
 
 	if (!sf_runnable(t, reason, sizeof(reason))) {
 		ksft_test_result_code(KSFT_SKIP, t->name, "%s", reason);
+		return;
+	}
+	if (!sf_profiler_set(!sf_idle(t))) {
+		sf_result(t->name, "perf_event_open failed");
 		return;
 	}
 	before = sf_sections();
@@ -542,6 +593,20 @@ static void sf_library_path(void)
 	setenv("LD_LIBRARY_PATH", cwd, 0);
 }
 
+static bool sf_read_self_once(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/sframe", O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	return !n;
+}
+
 static bool sf_selected(const struct sf_test *t, int argc, char **argv)
 {
 	const char *name = t->name;
@@ -573,7 +638,8 @@ int main(int argc, char **argv)
 		planned += sf_selected(&sf_tests[i], argc, argv);
 	if (geteuid())
 		ksft_exit_skip("needs root: perf, BPF, ftrace and the sframe parameters\n");
-	if (access("/proc/self/sframe", R_OK))
+	/* Read, it registers ours: check-driver compares them with the maps. */
+	if (!sf_read_self_once())
 		ksft_exit_skip("/proc/self/sframe: %s: %s\n", strerror(errno),
 			       "a kernel without CONFIG_UNWIND_USER_SFRAME");
 	ksft_set_plan(planned * repeat + 1);

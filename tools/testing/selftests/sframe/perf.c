@@ -43,6 +43,13 @@
  * process that mapped the program and the libraries: fork() gives it
  * their sections, but maps none of their pages, which interrupt-time
  * walks then need the kernel to have faulted in for it.
+ *
+ * With --first (run with nobody profiling: no consumer of user stacks
+ * existed when it started) the process registers nothing, at exec nor at
+ * its dlopen(), until its first sample: that one's stack is the tracer's
+ * frame-pointer walk, left out of the count (by its place alone, printed),
+ * and the sample has the kernel register every section before the
+ * process runs on; every sample after it must be exact.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -79,7 +86,9 @@ typedef long (*perf_mid)(perf_cb cb);
 
 long lib_ustack_mid(perf_cb cb);
 
-static bool perf_no_sframe, perf_bpf, perf_defer, perf_nocfi;
+static bool perf_no_sframe, perf_bpf, perf_defer, perf_nocfi, perf_first;
+/* --first: the process's first sample was seen (and left out) */
+static bool perf_first_seen;
 static unsigned int perf_work_ms;
 static int perf_fd = -1;
 static volatile unsigned long perf_sink;
@@ -139,6 +148,13 @@ struct perf_tally {
 static void perf_stack(struct perf_tally *t, const uint64_t *ips, uint64_t nr,
 		       unsigned int count)
 {
+	if (perf_first && !perf_first_seen) {
+		perf_first_seen = true;
+		sf_note("%s: the process's first sample, left out: %s to main", t->name,
+			sf_perf_chain_exact(t->chain, ips, nr) ? "exact" : "not exact");
+		if (!--count)
+			return;
+	}
 	t->samples += count;
 	if (sf_perf_chain_exact(t->chain, ips, nr)) {
 		t->exact += count;
@@ -381,6 +397,7 @@ int main(int argc, char **argv)
 	struct perf_tally t_nocfi = { .name = "no CFI", .chain = perf_nocfi_chain };
 	const char *lib = "libsf-ustack-dl.so";
 	bool fork_first = false;
+	long sections;
 	perf_mid dl_mid;
 	int status;
 	pid_t pid;
@@ -392,6 +409,7 @@ int main(int argc, char **argv)
 		perf_defer |= !strcmp(argv[1], "--defer");
 		perf_nocfi |= !strcmp(argv[1], "--nocfi");
 		fork_first |= !strcmp(argv[1], "--fork");
+		perf_first |= !strcmp(argv[1], "--first");
 		if (!strcmp(argv[1], "--work") && argc > 2) {
 			perf_work_ms = atoi(argv[2]);
 			argc--, argv++;
@@ -403,9 +421,15 @@ int main(int argc, char **argv)
 	}
 	if (perf_no_sframe)
 		lib = "libsf-ustack-dl-nosf.so";
+	sections = sf_stat_get("sections");
 	h = dlopen(lib, RTLD_NOW);
 	if (!SF_CHECK(h, "dlopen %s: %s", lib, dlerror()))
 		sf_exit();
+	/* Nobody profiles: the library, like the program, is not registered */
+	if (perf_first)
+		SF_CHECK(sf_stat_get("sections") == sections,
+			 "first: %ld sections before dlopen(), %ld after", sections,
+			 sf_stat_get("sections"));
 	dl_mid = (perf_mid)dlsym(h, "dl_ustack_mid");
 	if (!SF_CHECK(dl_mid, "dlsym: %s", dlerror()))
 		sf_exit();
@@ -421,6 +445,13 @@ int main(int argc, char **argv)
 		}
 	}
 	perf_run(&t_linked, perf_a, lib_ustack_mid);
+	if (perf_first) {
+		SF_CHECK(perf_first_seen, "first: no sample");
+		/* The program and both libraries (Debian's libc has no SFrame) */
+		SF_CHECK(sf_stat_get("sections") >= sections + 3,
+			 "first: %ld sections before the first sample, %ld after",
+			 sections, sf_stat_get("sections"));
+	}
 	perf_run(&t_dl, perf_dl_a, dl_mid);
 	sf_exit();
 }
