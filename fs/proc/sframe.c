@@ -25,7 +25,7 @@ static int proc_sframe_show(struct seq_file *m, void *v)
 		return 0;
 	/* A process reading its own sees those its stack walks would use. */
 	if (mm == current->mm)
-		sframe_want_current(true);
+		sframe_want_current();
 	ret = mmap_read_lock_killable(mm);
 	if (!ret) {
 		ret = sframe_mm_show(m, mm);

@@ -43,7 +43,8 @@ int sframe_mm_show(struct seq_file *m, struct mm_struct *mm);
 
 void sframe_consumer_get(void);
 void sframe_consumer_put(void);
-void sframe_want_current(bool can_sleep);
+void sframe_want_current(void);
+void sframe_want_current_nofault(void);
 
 extern const struct file_operations proc_pid_sframe_operations;
 
@@ -91,7 +92,8 @@ static inline int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
 
 static inline void sframe_consumer_get(void) {}
 static inline void sframe_consumer_put(void) {}
-static inline void sframe_want_current(bool can_sleep) {}
+static inline void sframe_want_current(void) {}
+static inline void sframe_want_current_nofault(void) {}
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */
 

@@ -67,33 +67,47 @@ bool sframe_consumers_present(void)
 }
 
 /**
- * sframe_want_current() - the current task's user stack is to be walked
- * @can_sleep: the caller may sleep and fault pages in (task_work, a system
- *	call); false in interrupt or NMI context.
+ * sframe_want_current() - the current task's user stack is to be walked,
+ *	by a walk that may sleep
  *
- * The first call for an address space registers its sections: at once
- * when @can_sleep, before the walk; otherwise through the deferred
- * unwinder, before the task returns to user space, and this walk goes
- * without them.  Later calls cost a bit test.  A thread racing with the
- * first may walk while the registration is under way.
+ * The first call for an address space registers its sections, before the
+ * walk; later calls cost a bit test.  A thread racing with the first may
+ * walk while the registration is under way.
  *
- * Context: Any, NMI included, with current a user task.
+ * Context: Task context that may fault and sleep (task_work, a system
+ *	call), current a user task.
  */
-void sframe_want_current(bool can_sleep)
+void sframe_want_current(void)
 {
 	struct mm_struct *mm = current->mm;
-	u64 cookie;
 
 	/* An exiting thread would mark it wanted and register nothing. */
 	if (!mm || (current->flags & (PF_KTHREAD | PF_EXITING)) ||
 	    test_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
 		return;
-	if (can_sleep) {
-		/* Fully ordered: a mapping made after it is the hook's to register. */
-		if (!test_and_set_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
-			sframe_register_mm(mm);
+	/* Fully ordered: a mapping made after it is the hook's to register. */
+	if (!test_and_set_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
+		sframe_register_mm(mm);
+}
+
+/**
+ * sframe_want_current_nofault() - the current task's user stack is to be
+ *	walked, in interrupt or NMI context
+ *
+ * The first call for an address space asks the deferred unwinder to
+ * register its sections before the task returns to user space: this walk
+ * goes without them.  Later calls cost a bit test.
+ *
+ * Context: Any, NMI included, with current a user task.
+ */
+void sframe_want_current_nofault(void)
+{
+	struct mm_struct *mm = current->mm;
+	u64 cookie;
+
+	if (!mm || (current->flags & (PF_KTHREAD | PF_EXITING)) ||
+	    test_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
 		return;
-	}
 	if (!READ_ONCE(sframe_want_work_ready) ||
 	    (in_nmi() && !IS_ENABLED(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG)))
 		return;
@@ -107,7 +121,7 @@ void sframe_want_current(bool can_sleep)
 static void sframe_want_deferred(struct unwind_work *work,
 				 struct unwind_stacktrace *trace, u64 cookie)
 {
-	sframe_want_current(true);
+	sframe_want_current();
 }
 
 static int __init sframe_demand_init(void)

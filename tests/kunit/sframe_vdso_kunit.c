@@ -232,10 +232,10 @@ static int vdso_child_demand(void *arg)
 		return -EEXIST;
 	sframe_vdso_register();
 	/* From interrupt or NMI: asks the deferred unwinder, registers nothing */
-	sframe_want_current(false);
+	sframe_want_current_nofault();
 	if (vdso_wanted() || sframe_mm_ranges(current->mm, info, 2))
 		return -EBUSY;
-	sframe_want_current(true);
+	sframe_want_current();
 	if (!vdso_wanted())
 		return -ENOENT;
 	/* Filled here for the grandchild's check */
@@ -243,7 +243,7 @@ static int vdso_child_demand(void *arg)
 	    ctx->info[0].start != ctx->start || !vdso_rows(ctx->start, ctx->info[0].end))
 		return -ENODATA;
 	/* Once is enough: a second walk registers nothing twice */
-	sframe_want_current(true);
+	sframe_want_current();
 	if (sframe_mm_ranges(current->mm, info, 2) != 1)
 		return -E2BIG;
 	return kunit_fork_run(vdso_child_wanted, ctx);
