@@ -1244,6 +1244,7 @@ static void sf_trace_switches(bool on)
 
 int main(int argc, char **argv)
 {
+	static struct sf_set self_sections;
 	long sections0, leaks;
 	int status;
 	pid_t pid;
@@ -1255,6 +1256,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	self_path = argv[0];
+	/*
+	 * Its own sections are registered by its first walk, here if not
+	 * before (run alone, nobody profiles it): counted from the start.
+	 */
+	if (!sf_read_self(&self_sections, "start"))
+		return 1;
 	sections0 = sf_stat_get("sections");
 	leaks = sf_kmemleak("clear");
 	sf_trace_switches(true);
