@@ -59,7 +59,7 @@ struct sf_test {
 };
 
 /* Tests run with nobody profiling: see sf_profiler_set() */
-static const char *const sf_idle_tests[] = { "perf-first" };
+static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first" };
 
 /*
  * Debian's perf sampling sf-perf, then reading what it recorded: under
@@ -151,6 +151,7 @@ static const struct sf_test sf_tests[] = {
 	{ "perf-fork",		{ "sf-perf", "--fork" }, {} },
 	{ "perf-nocfi",		{ "sf-perf", "--nocfi" }, {} },
 	{ "perf-first",		{ "sf-perf", "--first" }, {} },
+	{ "perf-defer-first",	{ "sf-perf", "--defer", "--first" }, {} },
 	{ "perf-defer-nocfi",	{ "sf-perf", "--defer", "--nocfi" }, {} },
 	/*
 	 * A gap in a program's .sframe (assembly with CFI, no SFrame) at a
