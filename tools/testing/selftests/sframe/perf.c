@@ -48,10 +48,9 @@
  * existed when it started) the process registers nothing, at exec nor at
  * its dlopen(), until its first sample: that one's stack is the tracer's
  * frame-pointer walk, and the sample has the kernel register every section
- * before the process runs on.  That sample, and those taken while the
- * kernel registered (at the same user IP: see perf_before_registered()),
- * are left out, counted and printed; every sample after them must be
- * exact.  With --defer too,
+ * before the process runs on.  The samples of the round that sample came
+ * in are left out (see perf_leave_out()), counted and printed; every
+ * sample after them must be exact.  With --defer too,
  * the first sample's stack is walked where the kernel may sleep, which
  * registers the sections before it walks: every sample must be exact,
  * the first included.
@@ -92,14 +91,16 @@ typedef long (*perf_mid)(perf_cb cb);
 long lib_ustack_mid(perf_cb cb);
 
 static bool perf_no_sframe, perf_bpf, perf_defer, perf_nocfi, perf_first;
-/* --first: the process's first sample was seen; samples left out */
-static bool perf_first_seen;
-static unsigned int perf_first_left;
 /*
- * As many as a chain needs, 100 ms in the kernel registering at 10 kHz:
- * 1 to 137 seen under emulation (the program, its libraries and ld.so
- * read, indexed and faulted in).  Only a registration that never ends
- * would come near: the samples after it are the test.
+ * --first: the process's first sample was seen; samples left out, and
+ * how many of those were exact all the same (printed, not judged)
+ */
+static bool perf_first_seen;
+static unsigned int perf_first_left, perf_first_left_exact;
+/*
+ * A round is one call of the leaf's loop, a few milliseconds: 4 to 27
+ * samples seen under emulation.  Only a round that never ends would come
+ * near a chain's worth: the samples after it are the test.
  */
 #define PERF_FIRST_MAX_LEFT	PERF_SAMPLES
 static unsigned int perf_work_ms;
@@ -220,46 +221,37 @@ static void perf_deferred(struct perf_tally *t, uint64_t cookie,
 }
 
 /*
- * --first, callchains taken in the interrupt: is the sample at @ip one
- * whose stack was walked before the process's sections were registered?
- * The first sample asks for them and is walked by frame pointers; the
- * task then registers them in the kernel before it returns to user
- * space, and a sample taken meanwhile is of the same user registers (perf
- * samples a task in the kernel at its user IP when the kernel is
- * excluded).  So every sample at the first one's IP before one at another
- * IP: decided by the IP alone, counted and bounded.
+ * --first, callchains taken in the interrupt: a sample of the round the
+ * process's first sample came in, which may have been walked before its
+ * sections were registered.  The first sample asks for them and is walked
+ * by frame pointers; the task registers them before it returns to user
+ * space.  But a sample may come in the same interrupt as the first: an
+ * hrtimer handler that outlasts the sampling period (under emulation, or
+ * when the host preempts the guest) runs the timer again before it
+ * returns, at the same user registers.  So the whole round, which ends in
+ * user space, is left out: decided by when a sample came, not by its
+ * stack, counted and bounded.  Whether it was exact is only printed.
  */
-static bool perf_before_registered(struct perf_tally *t, uint64_t ip)
+static void perf_leave_out(struct perf_tally *t, const uint64_t *chain, uint64_t nr)
 {
-	static uint64_t first_ip;
-	static bool done;
-
-	if (!perf_first || perf_defer || done)
-		return false;
-	if (!perf_first_seen) {
-		perf_first_seen = true;
-		first_ip = ip;
-	} else if (ip != first_ip) {
-		done = true;
-		sf_note("%s: %u samples at the first sample's IP, before any other, left out: "
-			"walked before the sections were registered", t->name, perf_first_left);
-		return false;
-	}
+	perf_first_seen = true;
 	perf_first_left++;
-	return true;
+	if (nr >= 2 && sf_perf_chain_exact(t->chain, chain + 1, nr - 1))
+		perf_first_left_exact++;
 }
 
 /* Consumes what the ring buffer holds. */
 static void perf_drain(struct sf_perf_ring *ring, struct perf_tally *t)
 {
+	/* A round's samples, all of them: the first round's are left out */
+	bool first_round = perf_first && !perf_defer && !perf_first_seen;
 	const struct perf_event_header *hdr;
 	const uint64_t *rec = ring->rec;
 
 	while ((hdr = sf_perf_ring_next(ring))) {
-		if (hdr->type == PERF_RECORD_SAMPLE &&	/* header, ip, nr, ips */
-		    perf_before_registered(t, rec[1]))
-			continue;
-		if (hdr->type == PERF_RECORD_SAMPLE)
+		if (hdr->type == PERF_RECORD_SAMPLE && first_round)
+			perf_leave_out(t, &rec[3], rec[2]);	/* header, ip, nr, ips */
+		else if (hdr->type == PERF_RECORD_SAMPLE)
 			perf_sample(t, &rec[3], rec[2]);
 		else if (hdr->type == PERF_RECORD_CALLCHAIN_DEFERRED &&
 			 SF_CHECK(perf_defer, "%s: a deferred record", t->name))
@@ -491,6 +483,9 @@ int main(int argc, char **argv)
 	perf_run(&t_linked, perf_a, lib_ustack_mid);
 	if (perf_first) {
 		SF_CHECK(perf_first_seen, "first: no sample");
+		if (!perf_defer)
+			sf_note("first: the %u samples of the first sample's round left out, %u of them exact all the same",
+				perf_first_left, perf_first_left_exact);
 		SF_CHECK(perf_first_left <= PERF_FIRST_MAX_LEFT,
 			 "first: %u samples before the sections were registered",
 			 perf_first_left);
