@@ -1227,12 +1227,29 @@ SFA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
  */
 static unsigned long long sfa_adds, sfa_subs;
 static void *sfa_self_base;
+static void sfa_init(void);
 
 struct sfa_scan {
 	bool	add;		/* second pass: register what is new */
 	bool	first;
 	bool	audit_ns;	/* we are an LD_AUDIT module's copy */
+	const void *only;	/* add only the object that holds this */
 };
+
+static bool sfa_holds(const struct dl_phdr_info *info, const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	unsigned int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && a >= start && a - start < ph->p_memsz)
+			return true;
+	}
+	return false;
+}
 
 static struct sfa_obj *sfa_find(const struct dl_phdr_info *info)
 {
@@ -1276,7 +1293,7 @@ static int sfa_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 			o->seen = true;
 		return 0;
 	}
-	if (!o)
+	if (!o && (!s->only || sfa_holds(info, s->only)))
 		sfa_add(name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
 	return 0;
 }
@@ -1306,6 +1323,28 @@ static void sfa_rescan(bool init)
 		sfa_release(o);
 	}
 	s.add = true;
+	/*
+	 * At start-up, the objects on the stack of this very work first:
+	 * this module (small), the dynamic loader that called it, the C
+	 * library.  A profiler's sample while the rest are converted then
+	 * walks through them to the loader's entry.
+	 */
+	if (init) {
+		const void *first[] = {
+			(const void *)sfa_init,
+			(const void *)getauxval(AT_BASE),
+			(const void *)dl_iterate_phdr,
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(first) / sizeof(first[0]); i++) {
+			s.only = first[i];
+			s.first = true;
+			if (s.only)
+				dl_iterate_phdr(sfa_scan_one, &s);
+		}
+		s.only = NULL;
+	}
 	s.first = true;
 	dl_iterate_phdr(sfa_scan_one, &s);
 }
