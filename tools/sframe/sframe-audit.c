@@ -1298,6 +1298,17 @@ static int sfa_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* Registers the object that holds @addr (none for NULL), if it is new */
+static void sfa_add_holding(struct sfa_scan *s, const void *addr)
+{
+	if (!addr)
+		return;
+	s->only = addr;
+	s->first = true;
+	dl_iterate_phdr(sfa_scan_one, s);
+	s->only = NULL;
+}
+
 /* Caller holds sfa_lock */
 static void sfa_rescan(bool init)
 {
@@ -1330,20 +1341,9 @@ static void sfa_rescan(bool init)
 	 * walks through them to the loader's entry.
 	 */
 	if (init) {
-		const void *first[] = {
-			(const void *)sfa_init,
-			(const void *)getauxval(AT_BASE),
-			(const void *)dl_iterate_phdr,
-		};
-		unsigned int i;
-
-		for (i = 0; i < sizeof(first) / sizeof(first[0]); i++) {
-			s.only = first[i];
-			s.first = true;
-			if (s.only)
-				dl_iterate_phdr(sfa_scan_one, &s);
-		}
-		s.only = NULL;
+		sfa_add_holding(&s, (const void *)sfa_init);
+		sfa_add_holding(&s, (const void *)getauxval(AT_BASE));
+		sfa_add_holding(&s, (const void *)dl_iterate_phdr);
 	}
 	s.first = true;
 	dl_iterate_phdr(sfa_scan_one, &s);

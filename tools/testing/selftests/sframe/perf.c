@@ -98,7 +98,7 @@ static bool perf_no_sframe, perf_bpf, perf_defer, perf_nocfi, perf_first;
 static bool perf_first_seen;
 static unsigned int perf_first_left, perf_first_left_exact;
 /*
- * A round is one call of the leaf's loop, a few milliseconds: 4 to 27
+ * A round is one call of the leaf's loop, a few milliseconds: 1 to 62
  * samples seen under emulation.  Only a round that never ends would come
  * near a chain's worth: the samples after it are the test.
  */
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
 	if (perf_first) {
 		SF_CHECK(perf_first_seen, "first: no sample");
 		if (!perf_defer)
-			sf_note("first: the %u samples of the first sample's round left out, %u of them exact all the same",
+			sf_note("first: %u samples of its round left out (%u exact all the same)",
 				perf_first_left, perf_first_left_exact);
 		SF_CHECK(perf_first_left <= PERF_FIRST_MAX_LEFT,
 			 "first: %u samples before the sections were registered",
