@@ -820,18 +820,57 @@ static bool sframe_share_key_of(struct mm_struct *mm, const struct sframe_add *a
 }
 
 /*
- * Prepare @e's section: a view of the shared index of @key's file version
- * when there is a key and the file gives a stable copy, else an index of
- * its own read from the process's memory, within @room bytes.
+ * The file an explicit registration's section may share an index of, with
+ * its key and the address of its offset 0, or NULL.  Its bytes in memory
+ * must be the file's: one readable, never writable mapping of a regular
+ * file holds all of it, and no anonymous page was ever written over the
+ * file's there (no anon_vma).  A file open for writing or mapped writable
+ * shared is left out: a JIT that rewrites its code and section through a
+ * shared mapping, which need not move i_version, and registers them again
+ * must get the new bytes' index, not the old one's.  The audit module maps
+ * its cache files read-only, at one distance from their text in every
+ * process, so their sections share indexes as libraries' do.  Caller holds
+ * the mmap lock; the file comes with a reference.
+ */
+static struct file *sframe_explicit_share(struct mm_struct *mm,
+					  const struct sframe_add *add,
+					  struct sframe_share_key *key,
+					  unsigned long *file_base)
+{
+	unsigned long end = add->sframe_start + add->sframe_size;
+	struct vm_area_struct *vma = vma_lookup(mm, add->sframe_start);
+	struct file *file = vma ? vma->vm_file : NULL;
+
+	if (!file || vma->vm_end < end || vma->anon_vma ||
+	    (vma->vm_flags & (VM_READ | VM_WRITE)) != VM_READ ||
+	    !S_ISREG(file_inode(file)->i_mode) ||
+	    inode_is_open_for_write(file_inode(file)) ||
+	    mapping_writably_mapped(file->f_mapping) ||
+	    !sframe_file_version(file, &key->version))
+		return NULL;
+	*file_base = vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT);
+	key->sframe_off = add->sframe_start - *file_base;
+	key->sframe_size = add->sframe_size;
+	/* A distance, maybe negative: equal only for the same layout */
+	key->text_off = add->seg_start - *file_base;
+	key->text_len = add->seg_end - add->seg_start;
+	return get_file(file);
+}
+
+/*
+ * Prepare @e's section: a view of the shared index of @key's version of
+ * @file when there is a key and the file gives a stable copy, else an
+ * index of its own read from the process's memory, within @room bytes.
  */
 static int sframe_entry_index(struct sframe_entry *e, const struct sframe_add *add,
-			      const struct sframe_share_key *key, size_t room)
+			      struct file *file, const struct sframe_share_key *key,
+			      size_t room)
 {
 	const char *reason = NULL;
 	struct sframe_shared *sh;
 
 	if (key) {
-		sh = sframe_shared_get(add->file, key, add->sframe_start,
+		sh = sframe_shared_get(file, key, add->sframe_start,
 				       add->seg_start, room, &reason);
 		if (!IS_ERR(sh)) {
 			e->shared = sh;
@@ -855,6 +894,7 @@ static int sframe_entry_index(struct sframe_entry *e, const struct sframe_add *a
  * from being read again; an explicit registration of one fails instead.
  */
 static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
+					     struct file *share_file,
 					     const struct sframe_share_key *key,
 					     size_t room)
 {
@@ -871,7 +911,7 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
 	e->file_base = add->file_base;
 	e->sframe_start = add->sframe_start;
 	e->sframe_end = add->sframe_start + add->sframe_size;
-	ret = sframe_entry_index(e, add, key, room);
+	ret = sframe_entry_index(e, add, share_file, key, room);
 	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
 		ret = sframe_section_validate(&e->sec);
 	if (ret) {
@@ -903,9 +943,12 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
  *
  * Reads and checks the section, then takes the mmap lock for writing and
  * adds it if the text is still mapped as it was (of the file at that
- * place, executable), then faults all of it in.  A file's or the vDSO's
- * section that fails the checks is kept, marked bad, so that /proc shows
- * it; an explicit one is refused.  Text of a file's section already
+ * place, executable), then faults all of it in.  A file's section, and
+ * an explicit one mapped read-only and unwritten from a file, uses the
+ * index that every registration of the same bytes at the same distance
+ * from their text shares.  A file's or the vDSO's section that fails the
+ * checks is kept, marked bad, so that /proc shows it; an explicit one is
+ * refused.  Text of a file's section already
  * registered joins that registration.  An explicit registration whose text
  * starts where another's does replaces that one whole, in the same table
  * swap: a JIT that rewrote code and section in place registers them again
@@ -921,8 +964,10 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
 int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 {
 	unsigned long sframe_end = add->sframe_start + add->sframe_size;
+	struct file *explicit_file = NULL;
 	struct sframe_entry *e, *replace;
 	struct sframe_share_key key;
+	unsigned long explicit_base = 0;
 	bool bad, share = false;
 	size_t room;
 	int ret;
@@ -941,17 +986,24 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 			return -EINTR;
 		ret = sframe_check_mapped(mm, NULL, 0, add->sframe_start,
 					  sframe_end, add->start, add->end);
+		if (!ret && sframe_add_explicit(add))
+			explicit_file = sframe_explicit_share(mm, add, &key,
+							      &explicit_base);
 		mmap_read_unlock(mm);
 		if (ret)
 			return ret;
+		share = !!explicit_file;
 	}
 
 	ret = sframe_room(mm, add, &room);
 	if (ret)
-		return ret;
-	e = sframe_entry_new(add, share ? &key : NULL, room);
-	if (IS_ERR(e))
-		return PTR_ERR(e);
+		goto out;
+	e = sframe_entry_new(add, add->file ?: explicit_file, share ? &key : NULL,
+			     room);
+	if (IS_ERR(e)) {
+		ret = PTR_ERR(e);
+		goto out;
+	}
 	bad = test_bit(SFRAME_ENTRY_BAD, &e->flags);
 
 	ret = mmap_write_lock_killable(mm);
@@ -960,6 +1012,10 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	ret = sframe_check_mapped(mm, add->file, add->file_base,
 				  add->sframe_start, sframe_end, add->start,
 				  add->end);
+	/* A shared index is the file's: the section must still be mapped from it. */
+	if (!ret && e->shared && explicit_file)
+		ret = sframe_check_vmas(mm, add->sframe_start, sframe_end, VM_READ,
+					explicit_file, explicit_base);
 	if (!ret) {
 		replace = sframe_add_explicit(add) ?
 			  sframe_explicit_at(sframe_table_locked(mm), add->seg_start) : NULL;
@@ -971,10 +1027,13 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 		/* @e is the table's now: another thread may drop it any time. */
 		if (!bad)
 			sframe_populate(add->sframe_start, sframe_end);
-		return 0;
+		goto out;
 	}
 put:
 	sframe_entry_put(e);
+out:
+	if (explicit_file)
+		fput(explicit_file);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_add_section);

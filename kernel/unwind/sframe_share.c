@@ -17,8 +17,12 @@
  * rules, which it could by changing the code they run anyway; lookups
  * still check every FDE and FRE they read against the section's bounds.
  * Files whose versions cannot be told apart are not shared: their
- * sections are indexed per process from its memory, as explicit
- * registrations are.
+ * sections are indexed per process from its memory.  An explicit
+ * registration shares the index of the file its section is mapped from,
+ * read-only and unwritten, when there is one (the audit module's cache
+ * files); its text may lie in another file or in anonymous memory, as the
+ * index depends only on the section's bytes and on the distance and length
+ * of its text, which the key holds.
  */
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -138,8 +142,9 @@ static struct sframe_shared *sframe_share_build(struct file *file,
 
 /**
  * sframe_shared_get() - the shared index of a section in a mapped file
- * @file: the file whose mapping holds the section and its text.
- * @key: the file's version and the layout of the section and text in it;
+ * @file: the file whose mapping holds the section.
+ * @key: the file's version and the layout of the section and text relative
+ *	to the file's mapping;
  *	@key->version from sframe_file_version() of @file.
  * @sframe_start: where the caller has the section mapped.
  * @text_start: where it has the text.

@@ -17,8 +17,9 @@
  * @version: the file's version.
  * @sframe_off: file offset of the section.
  * @sframe_size: its size.
- * @text_off: file offset of the code it describes (from the mapping's
- *	offset 0, as the section's PC-relative addresses see it).
+ * @text_off: the code it describes, as an offset from the file mapping's
+ *	offset 0 (as the section's PC-relative addresses see it); the code
+ *	may lie outside the file (an explicit registration's), even below it.
  * @text_len: length of that code.
  */
 struct sframe_share_key {

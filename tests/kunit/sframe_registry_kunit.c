@@ -1108,6 +1108,140 @@ static void reg_share_refused_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, share_count(), nr);
 }
 
+/*
+ * The audit module's layout: a cache file of converted sections, mapped
+ * with @prot at SHARE_DIST below the text they describe (anonymous and
+ * executable here), registered by prctl().  With @written, a page of the
+ * mapping is written (the same byte) and made read-only again.  Returns
+ * the text start.
+ */
+#define SHARE_DIST	(16 * PAGE_SIZE)
+
+static struct file *share_cache_file(struct kunit *test, struct reg_ctx *ctx)
+{
+	struct file *file = shmem_kernel_file_setup("sframe-cache-test",
+						    SFB_BUF_SIZE, 0);
+	loff_t pos = 0;
+	u8 *buf;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	buf = reg_section(test, SFRAME_VERSION_3, 0, SHARE_NOMINAL,
+			  SHARE_NOMINAL + SHARE_DIST, &ctx->size);
+	KUNIT_ASSERT_EQ(test, kernel_write(file, buf, SFB_BUF_SIZE, &pos),
+			(ssize_t)SFB_BUF_SIZE);
+	return file;
+}
+
+static unsigned long share_cache_map(struct kunit *test, struct reg_ctx *ctx,
+				     struct file *file, unsigned long prot,
+				     bool written)
+{
+	unsigned long text_len = REG_TEXT_PAGES * PAGE_SIZE, area, c, t;
+	struct sframe_registration r;
+	u8 first;
+
+	area = kunit_vm_mmap(test, NULL, 0, SHARE_DIST + text_len, PROT_NONE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, area, 0);
+	c = vm_mmap(file, area, SFB_BUF_SIZE, prot, MAP_PRIVATE | MAP_FIXED, 0);
+	KUNIT_ASSERT_EQ(test, c, area);
+	t = vm_mmap(NULL, area + SHARE_DIST, text_len, PROT_READ | PROT_EXEC,
+		    MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED, 0);
+	KUNIT_ASSERT_EQ(test, t, area + SHARE_DIST);
+	if (written) {
+		KUNIT_ASSERT_EQ(test, copy_from_user(&first, (void __user *)c, 1), 0);
+		KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)c, &first, 1), 0);
+		KUNIT_ASSERT_EQ(test, reg_mprotect(c, PAGE_ALIGN(SFB_BUF_SIZE),
+						   PROT_READ), 0);
+	}
+	r = (struct sframe_registration){
+		.size = sizeof(r), .sframe_start = c, .sframe_size = ctx->size,
+		.text_start = t, .text_size = text_len,
+	};
+	KUNIT_ASSERT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), 0);
+	return t;
+}
+
+/*
+ * Explicit registrations of one cache file at one distance from their
+ * text share one index, looked up at each one's own address; it goes with
+ * the last of them.
+ */
+static void reg_share_explicit_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count(), priv, bytes;
+	struct file *file = share_cache_file(test, ctx);
+	unsigned long t1, t2;
+	unsigned int i;
+
+	t1 = share_cache_map(test, ctx, file, PROT_READ, false);
+	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), nr + 1);
+	bytes = sframe_shared_total_bytes();
+	priv = sframe_private_bytes();
+	t2 = share_cache_map(test, ctx, file, PROT_READ, false);
+	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), nr + 1);
+	KUNIT_EXPECT_EQ(test, sframe_shared_total_bytes(), bytes);
+	KUNIT_EXPECT_LT(test, sframe_private_bytes() - priv,
+			(long)(sizeof(struct sframe_entry) + 2 * sizeof(struct sframe_range) +
+			       sizeof(struct sframe_table)));
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, ctx->info[i].shared, "range %u", i);
+		KUNIT_EXPECT_TRUE_MSG(test, ctx->info[i].explicit, "range %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t1, false), 8);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t2, false), 8);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t2 + 0x45, true), 16);
+
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_UNREGISTER, t1, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, share_count(), nr + 1);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t2, true), 8);
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_UNREGISTER, t2, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, share_count(), nr);
+	fput(file);
+}
+
+/*
+ * An explicit section whose memory may not be, or not stay, the file's
+ * bytes gets an index of its own: a writable mapping, one written to
+ * before it was made read-only, a file open for writing or mapped writable
+ * and shared (a JIT's memfd).  Each is still registered and looked up.
+ */
+static void reg_share_explicit_refused_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count();
+	struct file *file = share_cache_file(test, ctx);
+	struct inode *inode = file_inode(file);
+	unsigned long t[5], w;
+	unsigned int i, n;
+
+	t[0] = share_cache_map(test, ctx, file, PROT_READ | PROT_WRITE, false);
+	t[1] = share_cache_map(test, ctx, file, PROT_READ | PROT_WRITE, true);
+	KUNIT_ASSERT_EQ(test, get_write_access(inode), 0);
+	t[2] = share_cache_map(test, ctx, file, PROT_READ, false);
+	put_write_access(inode);
+	w = vm_mmap(file, 0, SFB_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(w));
+	t[3] = share_cache_map(test, ctx, file, PROT_READ, false);
+	KUNIT_EXPECT_EQ(test, vm_munmap(w, SFB_BUF_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, share_count(), nr);
+
+	/* With nothing of that left, the same file is shared. */
+	t[4] = share_cache_map(test, ctx, file, PROT_READ, false);
+	KUNIT_EXPECT_EQ(test, share_count(), nr + 1);
+	n = reg_ranges(ctx);
+	KUNIT_ASSERT_EQ(test, n, 5);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, ctx->info[i].explicit, "range %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, ctx->info[i].shared, ctx->info[i].start == t[4],
+				    "range %u", i);
+		KUNIT_EXPECT_EQ(test, reg_cfa(test, t[i], false), 8);
+	}
+	fput(file);
+}
+
 static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_add_lookup_test),
 	KUNIT_CASE(reg_overlap_test),
@@ -1135,6 +1269,8 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_share_changed_test),
 	KUNIT_CASE(reg_share_refused_test),
 	KUNIT_CASE(reg_share_too_large_test),
+	KUNIT_CASE(reg_share_explicit_test),
+	KUNIT_CASE(reg_share_explicit_refused_test),
 	{}
 };
 

@@ -131,6 +131,9 @@ static const struct sf_test sf_tests[] = {
 	{ "bad-library",	{ "sf-badlib" }, {} },
 	{ "fork",		{ "sf-fork" }, {} },
 	{ "share",		{ "sf-share" }, {} },
+	/* The audit module's cache files: their indexes shared the same way */
+	{ "audit-share",	{ "sf-share", "--audit", "libsframe-audit.so" },
+	  { "libsframe-audit.so" } },
 	{ "munmap",		{ "sf-munmap" }, {} },
 	{ "mremap",		{ "sf-mremap" }, {} },
 	{ "mprotect",		{ "sf-mprotect" }, {} },

@@ -10,8 +10,18 @@
  * it, and the kernel memory held for the children alone (private_bytes)
  * at most SF_SHARE_MAX_EACH a child.  Once they are gone, every figure is
  * what it was.
+ *
+ * sf-share --audit MODULE: the same for the sections libsframe-audit.so
+ * registers by prctl() from its cache files, which it maps read-only at
+ * one distance from their text in every process.  Children exec'd under
+ * LD_AUDIT=MODULE, its cache warmed by one child before, must use the
+ * first child's indexes for all of them, hold no bytes of their own for
+ * them, and cost at most SF_SHARE_MAX_EACH each.
  */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,24 +87,27 @@ static void __attribute__((noreturn)) sf_hold(int ready, int go, bool open)
 	_exit(0);
 }
 
-/* Start SF_SHARE_N children, forked or exec'd; their pids in @pids */
-static bool sf_start(pid_t *pids, bool exec, int *go_out)
+/*
+ * Start @n children, forked, or exec'd with @hold (--hold, --audit-hold);
+ * their pids in @pids
+ */
+static bool sf_start(pid_t *pids, int n, const char *hold, int *go_out)
 {
 	int ready[2], go[2], i;
 	char c;
 
 	if (!SF_CHECK(!pipe(ready) && !pipe(go), "pipe"))
 		return false;
-	for (i = 0; i < SF_SHARE_N; i++) {
+	for (i = 0; i < n; i++) {
 		pids[i] = fork();
 		if (!pids[i]) {
 			close(ready[0]);
 			close(go[1]);
-			if (!exec)
+			if (!hold)
 				sf_hold(ready[1], go[0], false);
 			if (dup2(ready[1], SF_HOLD_READY) < 0 || dup2(go[0], SF_HOLD_GO) < 0)
 				_exit(4);
-			execl("/proc/self/exe", "sf-share", "--hold", (char *)NULL);
+			execl("/proc/self/exe", "sf-share", hold, (char *)NULL);
 			_exit(5);
 		}
 		if (!SF_CHECK(pids[i] > 0, "fork"))
@@ -103,7 +116,7 @@ static bool sf_start(pid_t *pids, bool exec, int *go_out)
 	close(ready[1]);
 	close(go[0]);
 	*go_out = go[1];
-	for (i = 0; i < SF_SHARE_N; i++) {
+	for (i = 0; i < n; i++) {
 		if (!SF_CHECK(read(ready[0], &c, 1) == 1, "child %d never got ready", i))
 			return false;
 	}
@@ -111,28 +124,52 @@ static bool sf_start(pid_t *pids, bool exec, int *go_out)
 	return true;
 }
 
-static void sf_stop(pid_t *pids, int go)
+static void sf_stop(pid_t *pids, int n, int go)
 {
 	int i, status;
 
 	close(go);
-	for (i = 0; i < SF_SHARE_N; i++) {
+	for (i = 0; i < n; i++) {
 		SF_CHECK(waitpid(pids[i], &status, 0) == pids[i] && WIFEXITED(status) &&
 			 !WEXITSTATUS(status), "child %d ended badly (%#x)", i, status);
 	}
 }
 
+/* Once the children are gone, every figure must come back to @s0's. */
+static void sf_settle(const struct sf_stats *s0, const char *kind)
+{
+	struct sf_stats s;
+	int i;
+
+	SF_CHECK(sf_sections_settle(s0->sections, 5000) == s0->sections,
+		 "%s: sections not back at %ld", kind, s0->sections);
+	/* Memory goes after an RCU grace period, once the sections are gone. */
+	for (i = 0; i < 250 && sf_stats_read(&s, kind); i++) {
+		if (s.shared_indexes == s0->shared_indexes &&
+		    s.private_bytes == s0->private_bytes)
+			break;
+		usleep(20000);
+	}
+	if (sf_stats_read(&s, kind))
+		SF_CHECK(s.shared_indexes == s0->shared_indexes &&
+			 s.private_bytes == s0->private_bytes,
+			 "%s: after the children: %ld indexes, %ld private bytes; were %ld, %ld",
+			 kind, s.shared_indexes, s.private_bytes, s0->shared_indexes,
+			 s0->private_bytes);
+}
+
 /* Children of one kind: what they share, and what each costs */
 static void sf_round(const char *kind, bool exec, const struct sf_line *parent)
 {
-	struct sf_stats s0, s1, s2;
+	struct sf_stats s0, s1;
 	pid_t pids[SF_SHARE_N];
 	struct sf_line l;
 	char pid[32];
 	long each;
 	int go, i;
 
-	if (!sf_stats_read(&s0, kind) || !sf_start(pids, exec, &go))
+	if (!sf_stats_read(&s0, kind) ||
+	    !sf_start(pids, SF_SHARE_N, exec ? "--hold" : NULL, &go))
 		return;
 	if (sf_stats_read(&s1, kind)) {
 		each = (s1.private_bytes - s0.private_bytes) / SF_SHARE_N;
@@ -155,22 +192,133 @@ static void sf_round(const char *kind, bool exec, const struct sf_line *parent)
 				 "%s: child %d: shared=%lu bytes=%lu, the parent's shared=%lu",
 				 kind, i, l.shared, l.bytes, parent->shared);
 	}
-	sf_stop(pids, go);
-	SF_CHECK(sf_sections_settle(s0.sections, 5000) == s0.sections,
-		 "%s: sections not back at %ld", kind, s0.sections);
-	/* Memory goes after an RCU grace period, once the sections are gone. */
-	for (i = 0; i < 250 && sf_stats_read(&s2, kind); i++) {
-		if (s2.shared_indexes == s0.shared_indexes &&
-		    s2.private_bytes == s0.private_bytes)
-			break;
-		usleep(20000);
+	sf_stop(pids, SF_SHARE_N, go);
+	sf_settle(&s0, kind);
+}
+
+/* @pid's explicit registrations ("[jit]"); -1 if /proc cannot be read */
+static int sf_explicit(pid_t pid, struct sf_set *got, const char *step)
+{
+	char p[32];
+	int i, n = 0;
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	if (!SF_CHECK(!sf_actual(p, got), "%s: cannot read /proc/%s/sframe", step, p))
+		return -1;
+	for (i = 0; i < got->n; i++) {
+		const struct sf_line *l = &got->line[i];
+
+		if (l->parsed && !strcmp(l->path, "[jit]")) {
+			got->line[n++] = *l;
+			SF_CHECK(l->shared && !l->bytes,
+				 "%s: not shared, or bytes of its own: %s", step, l->text);
+		}
 	}
-	if (sf_stats_read(&s2, kind))
-		SF_CHECK(s2.shared_indexes == s0.shared_indexes &&
-			 s2.private_bytes == s0.private_bytes,
-			 "%s: after the children: %ld indexes, %ld private bytes; were %ld, %ld",
-			 kind, s2.shared_indexes, s2.private_bytes, s0.shared_indexes,
-			 s0.private_bytes);
+	got->n = n;
+	return n;
+}
+
+/* Is every one of @child's registrations one of @first's indexes? */
+static void sf_same_indexes(const struct sf_set *first, const struct sf_set *child,
+			    const char *step)
+{
+	int i, j;
+
+	SF_CHECK(child->n == first->n, "%s: %d explicit sections, the first child %d",
+		 step, child->n, first->n);
+	for (i = 0; i < child->n; i++) {
+		const struct sf_line *l = &child->line[i];
+
+		for (j = 0; j < first->n; j++) {
+			if (first->line[j].shared == l->shared &&
+			    first->line[j].fdes == l->fdes)
+				break;
+		}
+		SF_CHECK(j < first->n, "%s: an index the first child has not: %s", step,
+			 l->text);
+	}
+}
+
+/* Runs this program with @arg to its end; true if it exited 0 */
+static bool sf_run(const char *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		execl("/proc/self/exe", "sf-share", arg, (char *)NULL);
+		_exit(5);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
+static void sf_rm_cache(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	while (dp && (d = readdir(dp)))
+		unlinkat(dirfd(dp), d->d_name, 0);
+	if (dp)
+		closedir(dp);
+	rmdir(dir);
+}
+
+static void sf_audit(const char *module)
+{
+	char path[PATH_MAX], dir[] = "/tmp/sf-share-cache.XXXXXX";
+	struct sf_set want, got;
+	struct sf_stats s0, s1, s2;
+	pid_t first, pids[SF_SHARE_N];
+	int go_first, go, i, n;
+	char step[64];
+	long each;
+
+	if (!SF_CHECK(realpath(module, path), "%s: %m", module) ||
+	    !SF_CHECK(mkdtemp(dir), "mkdtemp: %m"))
+		return;
+	if (!SF_CHECK(!setenv("LD_AUDIT", path, 1) &&
+		      !setenv("SFRAME_AUDIT_CACHE", dir, 1), "setenv: %m"))
+		goto out;
+	if (!sf_stats_read(&s0, "audit") ||
+	    !SF_CHECK(sf_run("--exit"), "the run that fills the cache failed"))
+		goto out;
+	/* Its sections go a grace period after it: from nothing, the first child */
+	sf_settle(&s0, "the run that fills the cache");
+	if (!sf_stats_read(&s0, "audit") ||
+	    !sf_start(&first, 1, "--audit-hold", &go_first))
+		goto out;
+	n = sf_explicit(first, &want, "first child");
+	SF_CHECK(n >= 2, "first child: %d explicit sections, not ld.so's and libc's", n);
+	if (!sf_stats_read(&s1, "audit") ||
+	    !sf_start(pids, SF_SHARE_N, "--audit-hold", &go))
+		goto stop_first;
+	if (sf_stats_read(&s2, "audit")) {
+		each = (s2.private_bytes - s1.private_bytes) / SF_SHARE_N;
+		SF_CHECK(s2.shared_indexes == s1.shared_indexes &&
+			 s2.shared_bytes == s1.shared_bytes,
+			 "audit: %ld shared indexes, %ld bytes; %ld and %ld before the children",
+			 s2.shared_indexes, s2.shared_bytes, s1.shared_indexes, s1.shared_bytes);
+		SF_CHECK(each <= SF_SHARE_MAX_EACH, "audit: %ld bytes a child", each);
+		sf_note("audit: %d children, %ld bytes of kernel memory each, %ld sections each",
+			SF_SHARE_N, each, (s2.sections - s1.sections) / SF_SHARE_N);
+		sf_note("audit: the module's %d sections, the first child's %ld indexes (%ld bytes)",
+			n, s1.shared_indexes - s0.shared_indexes, s1.shared_bytes - s0.shared_bytes);
+	}
+	for (i = 0; i < SF_SHARE_N; i++) {
+		snprintf(step, sizeof(step), "child %d", i);
+		if (sf_explicit(pids[i], &got, step) >= 0)
+			sf_same_indexes(&want, &got, step);
+		sf_set_free(&got);
+	}
+	sf_stop(pids, SF_SHARE_N, go);
+stop_first:
+	sf_set_free(&want);
+	sf_stop(&first, 1, go_first);
+	sf_settle(&s0, "audit");
+out:
+	sf_rm_cache(dir);
 }
 
 int main(int argc, char **argv)
@@ -179,6 +327,14 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--hold"))
 		sf_hold(SF_HOLD_READY, SF_HOLD_GO, true);
+	if (argc > 1 && !strcmp(argv[1], "--audit-hold"))
+		sf_hold(SF_HOLD_READY, SF_HOLD_GO, false);
+	if (argc > 1 && !strcmp(argv[1], "--exit"))
+		return 0;
+	if (argc > 2 && !strcmp(argv[1], "--audit")) {
+		sf_audit(argv[2]);
+		sf_exit();
+	}
 	if (!SF_CHECK(dlopen(SF_SHARE_LIB, RTLD_NOW), "dlopen: %s", dlerror()) ||
 	    !sf_lib_line("self", &parent, "parent"))
 		sf_exit();
