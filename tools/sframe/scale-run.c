@@ -3,6 +3,7 @@
  * scale-run: tools/bench-scale's driver in its guest (no shell there).
  *
  *   scale-run mem fork|exec[-profiled] N ROUNDS SETTLE_MS HOLD LIB_WITHOUT LIB_WITH
+ *   scale-run mem exec-audit N ROUNDS SETTLE_MS HOLD LIB_WITHOUT MODULE
  *
  * Kernel memory taken by N processes holding a library mapped, the library
  * without its SFrame section and with it: ROUNDS rounds of runs in the
@@ -22,6 +23,13 @@
  * "mem MODE N per-process FIELD=kB..." for (with - without) / N.  If
  * /sys/kernel/sframe exists, every file in it is printed before and with
  * the processes alive, after each run.
+ *
+ * exec-audit: the same library without SFrame both times, the "with" runs
+ * under LD_AUDIT=MODULE (libsframe-audit.so), whose prctl() registrations
+ * nobody profiling asks for; its cache in $SFRAME_AUDIT_CACHE, by default
+ * /tmp/scale-audit-cache, filled by the run not counted, which is a "with"
+ * run here.  Each process must have the module's sections ("[jit]" in
+ * /proc/<pid>/sframe) with, and none without.
  *
  *   scale-run start RUNS NAME PROG [ARG]... + NAME PROG [ARG]...
  *
@@ -271,7 +279,7 @@ static long count_lines(int pid, const char *file, const char *what)
 	return n;
 }
 
-static void check_process(int pid, const char *lib, int with)
+static void check_process(int pid, const char *lib, int with, int audit)
 {
 	char path[64], stat[512], *state;
 	long sections;
@@ -291,12 +299,25 @@ static void check_process(int pid, const char *lib, int with)
 		fail("process %s%ld is not alive", "", pid);
 	if (count_lines(pid, "maps", lib) < 1)
 		fail("%s is not mapped in process %ld", lib, pid);
+	if (audit) {
+		sections = count_lines(pid, "sframe", "[jit]");
+		if (with && sections < 1)
+			fail("/proc/<pid>/sframe has no section of the module in process %s%ld", "",
+			     pid);
+		if (!with && sections != 0)
+			fail("/proc/<pid>/sframe has the module's sections without it in process %s%ld",
+			     "", pid);
+		return;
+	}
 	sections = count_lines(pid, "sframe", lib);
 	if (with && sections < 1)
 		fail("/proc/<pid>/sframe does not list %s in process %ld", lib, pid);
 	if (!with && sections != 0)
 		fail("/proc/<pid>/sframe lists %s (no SFrame) in process %ld", lib, pid);
 }
+
+/* exec-audit: the module the "with" runs are under */
+static const char *audit_module;
 
 struct run {
 	long used[NR_FIELDS];	/* kB: taken, free memory; grown, the others */
@@ -306,6 +327,7 @@ static void one_run(const char *what, const char *mode, long n, long settle_ms,
 		    char *hold, char *lib, int with, struct run *run)
 {
 	int listed = with && strstr(mode, "-profiled");
+	int audit = !strcmp(mode, "exec-audit");
 	static char sys_before[8192], sys_after[8192];
 	int ready[2], go[2] = { -1, -1 }, *pids, status;
 	char n_text[24], *argv[5];
@@ -338,8 +360,12 @@ static void one_run(const char *what, const char *mode, long n, long settle_ms,
 		meminfo_settled(&before, settle_ms);
 		sysfs_read(sys_before, sizeof(sys_before));
 		argv[2] = "hold";
+		if (audit && with && setenv("LD_AUDIT", audit_module, 1))
+			die("setenv");
 		for (i = 0; i < n; i++)
 			spawn(argv, ready[1], -1);
+		if (audit && unsetenv("LD_AUDIT"))
+			die("unsetenv");
 	}
 	read_pids(ready[0], pids, n);
 	meminfo_settled(&after, settle_ms);
@@ -347,7 +373,8 @@ static void one_run(const char *what, const char *mode, long n, long settle_ms,
 
 	/* Alive while measured: alive after it, as nothing revives them. */
 	for (i = 0; i < n; i++)
-		check_process(pids[i], strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib, listed);
+		check_process(pids[i], strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib,
+			      audit ? with : listed, audit);
 	for (i = 0; i < n; i++)
 		kill(pids[i], SIGKILL);
 	if (parent)
@@ -411,14 +438,24 @@ static int mem(int argc, char **argv)
 	static const int order[4] = { 0, 1, 1, 0 };	/* without, with, with, without */
 	long n, rounds, settle_ms, r, k;
 	double med[2][NR_FIELDS];
+	char *lib[2];
 	struct run *runs[2];
 	double *v;
 	unsigned int f;
 	int w;
 
 	if (argc != 9 || (strcmp(argv[2], "fork") && strcmp(argv[2], "exec") &&
-			  strcmp(argv[2], "fork-profiled") && strcmp(argv[2], "exec-profiled")))
+			  strcmp(argv[2], "fork-profiled") && strcmp(argv[2], "exec-profiled") &&
+			  strcmp(argv[2], "exec-audit")))
 		return 2;
+	lib[0] = argv[7];
+	lib[1] = argv[8];
+	if (!strcmp(argv[2], "exec-audit")) {
+		audit_module = argv[8];
+		lib[1] = argv[7];
+		if (setenv("SFRAME_AUDIT_CACHE", "/tmp/scale-audit-cache", 0))
+			die("setenv");
+	}
 	if (strstr(argv[2], "-profiled"))
 		profiler_open();
 	n = atol(argv[3]);
@@ -431,12 +468,16 @@ static int mem(int argc, char **argv)
 	v = calloc(2 * rounds, sizeof(double));
 	if (!runs[0] || !runs[1] || !v)
 		die("calloc");
-	/* The first run finds caches cold and memory never used: not counted */
-	one_run("warm-up", argv[2], n, settle_ms, argv[6], argv[7], 0, &runs[0][0]);
+	/*
+	 * The first run finds caches cold and memory never used: not counted.
+	 * Under the module it is a "with" run, which fills the module's cache.
+	 */
+	one_run("warm-up", argv[2], n, settle_ms, argv[6], lib[!!audit_module],
+		!!audit_module, &runs[0][0]);
 	for (r = 0; r < rounds; r++)
 		for (k = 0; k < 4; k++) {
 			w = order[k];
-			one_run("run", argv[2], n, settle_ms, argv[6], argv[7 + w], w,
+			one_run("run", argv[2], n, settle_ms, argv[6], lib[w], w,
 				&runs[w][2 * r + (k >= 2)]);
 		}
 	for (w = 0; w < 2; w++) {
@@ -563,7 +604,7 @@ int main(int argc, char **argv)
 		ret = start(argc, argv);
 	if (ret == 2)
 		fprintf(stderr, "usage: %s\n       %s\n",
-			"scale-run mem fork|exec N ROUNDS SETTLE_MS HOLD LIB_WITHOUT LIB_WITH",
+			"scale-run mem fork|exec|exec-audit N ROUNDS SETTLE_MS HOLD LIB_WITHOUT LIB_WITH",
 			"scale-run start RUNS NAME PROG [ARG]... + NAME PROG [ARG]...");
 	return ret;
 }
