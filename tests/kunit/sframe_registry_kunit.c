@@ -957,6 +957,30 @@ static long share_count(void)
 	return sframe_shared_indexes();
 }
 
+/* The shared indexes and private bytes before a second registration */
+struct share_snap {
+	long	indexes;
+	long	bytes;
+	long	priv;
+};
+
+static void share_snap_take(struct share_snap *snap)
+{
+	snap->indexes = sframe_shared_indexes();
+	snap->bytes = sframe_shared_total_bytes();
+	snap->priv = sframe_private_bytes();
+}
+
+/* A second registration of a section costs an entry and a range, not an index. */
+static void share_expect_no_index(struct kunit *test, const struct share_snap *snap)
+{
+	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), snap->indexes);
+	KUNIT_EXPECT_EQ(test, sframe_shared_total_bytes(), snap->bytes);
+	KUNIT_EXPECT_LT(test, sframe_private_bytes() - snap->priv,
+			(long)(sizeof(struct sframe_entry) + 2 * sizeof(struct sframe_range) +
+			       sizeof(struct sframe_table)));
+}
+
 /*
  * Two mappings of one file share one index; each is looked up through it
  * at its own address; the index goes with the last of them.
@@ -964,21 +988,16 @@ static long share_count(void)
 static void reg_share_test(struct kunit *test)
 {
 	struct reg_ctx *ctx = test->priv;
-	long nr = share_count(), priv, bytes;
+	long nr = share_count();
+	struct share_snap snap;
 	struct file *file = share_file(test, ctx);
 	unsigned long t1, t2;
 
 	t1 = share_map(test, ctx, file);
 	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), nr + 1);
-	bytes = sframe_shared_total_bytes();
-	priv = sframe_private_bytes();
+	share_snap_take(&snap);
 	t2 = share_map(test, ctx, file);
-	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), nr + 1);
-	KUNIT_EXPECT_EQ(test, sframe_shared_total_bytes(), bytes);
-	/* The second mapping costs an entry and a range, not an index. */
-	KUNIT_EXPECT_LT(test, sframe_private_bytes() - priv,
-			(long)(sizeof(struct sframe_entry) + 2 * sizeof(struct sframe_range) +
-			       sizeof(struct sframe_table)));
+	share_expect_no_index(test, &snap);
 
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
 	KUNIT_EXPECT_TRUE(test, ctx->info[0].shared);
@@ -1170,21 +1189,17 @@ static unsigned long share_cache_map(struct kunit *test, struct reg_ctx *ctx,
 static void reg_share_explicit_test(struct kunit *test)
 {
 	struct reg_ctx *ctx = test->priv;
-	long nr = share_count(), priv, bytes;
+	long nr = share_count();
+	struct share_snap snap;
 	struct file *file = share_cache_file(test, ctx);
 	unsigned long t1, t2;
 	unsigned int i;
 
 	t1 = share_cache_map(test, ctx, file, PROT_READ, false);
 	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), nr + 1);
-	bytes = sframe_shared_total_bytes();
-	priv = sframe_private_bytes();
+	share_snap_take(&snap);
 	t2 = share_cache_map(test, ctx, file, PROT_READ, false);
-	KUNIT_EXPECT_EQ(test, sframe_shared_indexes(), nr + 1);
-	KUNIT_EXPECT_EQ(test, sframe_shared_total_bytes(), bytes);
-	KUNIT_EXPECT_LT(test, sframe_private_bytes() - priv,
-			(long)(sizeof(struct sframe_entry) + 2 * sizeof(struct sframe_range) +
-			       sizeof(struct sframe_table)));
+	share_expect_no_index(test, &snap);
 	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
 	for (i = 0; i < 2; i++) {
 		KUNIT_EXPECT_TRUE_MSG(test, ctx->info[i].shared, "range %u", i);
