@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -126,6 +127,7 @@ static struct {
 	unsigned int	ncache;
 	int		cache_fd[2];	/* searched in order; written: the last */
 	uid_t		cache_uid[2];	/* their owners */
+	bool		lock_waited;	/* waited once for the lock in vain */
 } cfg;
 
 static pthread_mutex_t sfa_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -407,7 +409,9 @@ static void sfa_emit(const struct sfa_conv *c, uint8_t *buf, uint64_t addr)
  * converted again and replaced (atomically: a temporary file in the same
  * directory, renamed over it).  The kernel checks the sections as hostile
  * anyway; the checksum is for what the kernel cannot see, a section for
- * the wrong code.
+ * the wrong code.  A miss is converted under the directory's lock, so that
+ * processes starting together store one entry and share it (see
+ * sfa_cache_lock()).
  *
  * An object's identity: its file's device, inode, size and modification
  * time (the same path with new content is a new entry), and its GNU
@@ -907,6 +911,43 @@ static bool sfa_cache_put(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned in
 	return r == SFA_CACHE_HIT;
 }
 
+/*
+ * Processes that start together, an entry missing, would each convert the
+ * object and store and map a file of their own: one index each in the
+ * kernel, as without the cache.  So a miss takes the store directory's
+ * lock (flock, on an open file description of its own, not the one a
+ * fork shares), and looks again once it has it: the first converts and
+ * stores, the others find its entry.  Only in a directory of our own user
+ * (another user could hold it forever), and not for long: a process waits
+ * SFA_CACHE_LOCK_MS at most, once, then converts on its own, as without
+ * the lock.  Returns the descriptor to close when done, or -1.
+ */
+#define SFA_CACHE_LOCK_MS	1000
+
+static int sfa_cache_lock(const struct sfa_lookup *lk)
+{
+	struct timespec ms = { .tv_nsec = 1000000 };
+	unsigned int i;
+	int fd;
+
+	if (lk->fd < 0 || lk->res == SFA_CACHE_NO_ROOM || lk->uid != geteuid() ||
+	    cfg.lock_waited)
+		return -1;
+	fd = openat(lk->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < SFA_CACHE_LOCK_MS; i++) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return fd;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	cfg.lock_waited = i == SFA_CACHE_LOCK_MS;
+	close(fd);
+	return -1;
+}
+
 /* The kernel registers the section of these itself */
 static const ElfW(Phdr) *sfa_own_sframe(const ElfW(Phdr) *phdr, unsigned int phnum)
 {
@@ -937,7 +978,8 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	void *mem;
 	struct sfa_lookup lk = { .fd = -1 };
 	const ElfW(Phdr) *own = sfa_own_sframe(phdr, phnum);
-	int err = 0;
+	int err = 0, lock = -1;
+	bool stored;
 
 	if (cfg.no_kernel)
 		return "skipped: kernel without PR_SFRAME_REGISTER";
@@ -953,17 +995,31 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 		base = c.base;
 		goto reg;
 	}
+	/*
+	 * Objects with a section of their own store only where .eh_frame
+	 * fills a gap; finding that out is every process's work, so they
+	 * take no lock (they would queue every start behind each other).
+	 */
+	lock = own ? -1 : sfa_cache_lock(&lk);
+	if (lock >= 0 && sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
+		close(lock);
+		lock = -1;
+		base = c.base;
+		goto reg;
+	}
 	/* What is skipped has nothing to do with the cache: not said */
 	res = own ? sfe_find_eh_frame_fill(phdr, phnum, o->bias, sfa_at, &m, &eh) :
 		    sfe_find_eh_frame(phdr, phnum, o->bias, sfa_at, &m, &eh);
 	if (res != SFE_OK) {
 		*how = 0;
 		snprintf(why, why_size, "skipped: %s", sfe_result_str(res));
-		return why;
+		result = why;
+		goto out;
 	}
 	if (own && !sfa_at(&m, o->bias + own->p_vaddr, own->p_filesz)) {
 		*how = 0;
-		return "skipped: its own section is not mapped";
+		result = "skipped: its own section is not mapped";
+		goto out;
 	}
 	if (sfa_convert(phdr, phnum, o->bias, &eh, own, &c)) {
 		*how = 0;
@@ -971,7 +1027,12 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 		result = why;
 		goto out;
 	}
-	if (sfa_cache_put(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
+	stored = sfa_cache_put(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size);
+	if (lock >= 0) {
+		close(lock);
+		lock = -1;
+	}
+	if (stored) {
 		base = c.base;
 	} else {
 		len = c.total;
@@ -1029,6 +1090,8 @@ reg:
 		munmap(mem, len);
 	}
 out:
+	if (lock >= 0)
+		close(lock);
 	for (i = 0; i < c.n; i++)
 		sframe_gen_free(c.gen[i]);
 	return result;
