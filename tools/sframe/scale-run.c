@@ -3,7 +3,7 @@
  * scale-run: tools/bench-scale's driver in its guest (no shell there).
  *
  *   scale-run mem fork|exec[-profiled] N ROUNDS SETTLE_MS HOLD LIB_WITHOUT LIB_WITH
- *   scale-run mem exec-audit N ROUNDS SETTLE_MS HOLD LIB_WITHOUT MODULE
+ *   scale-run mem exec-audit[-dry] N ROUNDS SETTLE_MS HOLD LIB_WITHOUT MODULE
  *
  * Kernel memory taken by N processes holding a library mapped, the library
  * without its SFrame section and with it: ROUNDS rounds of runs in the
@@ -29,7 +29,11 @@
  * nobody profiling asks for; its cache in $SFRAME_AUDIT_CACHE, by default
  * /tmp/scale-audit-cache, filled by the run not counted, which is a "with"
  * run here.  Each process must have the module's sections ("[jit]" in
- * /proc/<pid>/sframe) with, and none without.
+ * /proc/<pid>/sframe) with, and none without.  exec-audit-dry: the
+ * "without" runs are under the module too, in its dry run
+ * (SFRAME_AUDIT_DRY_RUN=1: the cache mapped, nothing registered), so that
+ * the difference is the kernel's registration alone, not the module's
+ * own mappings.
  *
  *   scale-run start RUNS NAME PROG [ARG]... + NAME PROG [ARG]...
  *
@@ -327,7 +331,8 @@ static void one_run(const char *what, const char *mode, long n, long settle_ms,
 		    char *hold, char *lib, int with, struct run *run)
 {
 	int listed = with && strstr(mode, "-profiled");
-	int audit = !strcmp(mode, "exec-audit");
+	int audit = !strncmp(mode, "exec-audit", 10);
+	int dry = audit && !with && !strcmp(mode, "exec-audit-dry");
 	static char sys_before[8192], sys_after[8192];
 	int ready[2], go[2] = { -1, -1 }, *pids, status;
 	char n_text[24], *argv[5];
@@ -360,11 +365,13 @@ static void one_run(const char *what, const char *mode, long n, long settle_ms,
 		meminfo_settled(&before, settle_ms);
 		sysfs_read(sys_before, sizeof(sys_before));
 		argv[2] = "hold";
-		if (audit && with && setenv("LD_AUDIT", audit_module, 1))
+		if (audit && (with || dry) && setenv("LD_AUDIT", audit_module, 1))
+			die("setenv");
+		if (dry && setenv("SFRAME_AUDIT_DRY_RUN", "1", 1))
 			die("setenv");
 		for (i = 0; i < n; i++)
 			spawn(argv, ready[1], -1);
-		if (audit && unsetenv("LD_AUDIT"))
+		if (audit && (unsetenv("LD_AUDIT") || unsetenv("SFRAME_AUDIT_DRY_RUN")))
 			die("unsetenv");
 	}
 	read_pids(ready[0], pids, n);
@@ -446,11 +453,11 @@ static int mem(int argc, char **argv)
 
 	if (argc != 9 || (strcmp(argv[2], "fork") && strcmp(argv[2], "exec") &&
 			  strcmp(argv[2], "fork-profiled") && strcmp(argv[2], "exec-profiled") &&
-			  strcmp(argv[2], "exec-audit")))
+			  strcmp(argv[2], "exec-audit") && strcmp(argv[2], "exec-audit-dry")))
 		return 2;
 	lib[0] = argv[7];
 	lib[1] = argv[8];
-	if (!strcmp(argv[2], "exec-audit")) {
+	if (!strncmp(argv[2], "exec-audit", 10)) {
 		audit_module = argv[8];
 		lib[1] = argv[7];
 		if (setenv("SFRAME_AUDIT_CACHE", "/tmp/scale-audit-cache", 0))
@@ -604,7 +611,7 @@ int main(int argc, char **argv)
 		ret = start(argc, argv);
 	if (ret == 2)
 		fprintf(stderr, "usage: %s\n       %s\n",
-			"scale-run mem fork|exec|exec-audit N ROUNDS SETTLE_MS HOLD LIB_WITHOUT LIB_WITH",
+			"scale-run mem fork|exec|exec-audit[-dry] N ROUNDS SETTLE_MS HOLD LIB_WITHOUT LIB_WITH",
 			"scale-run start RUNS NAME PROG [ARG]... + NAME PROG [ARG]...");
 	return ret;
 }
