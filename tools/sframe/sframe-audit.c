@@ -926,8 +926,8 @@ static bool sfa_cache_put(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned in
 
 static int sfa_cache_lock(const struct sfa_lookup *lk)
 {
-	struct timespec ms = { .tv_nsec = 1000000 };
-	unsigned int i;
+	struct timespec ms = { .tv_nsec = 1000000 }, t;
+	uint64_t deadline;
 	int fd;
 
 	if (lk->fd < 0 || lk->res == SFA_CACHE_NO_ROOM || lk->uid != geteuid() ||
@@ -936,14 +936,21 @@ static int sfa_cache_lock(const struct sfa_lookup *lk)
 	fd = openat(lk->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	for (i = 0; i < SFA_CACHE_LOCK_MS; i++) {
+	/* By the clock, not by turns: a loaded machine sleeps longer a turn */
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	deadline = (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000 + SFA_CACHE_LOCK_MS;
+	for (;;) {
 		if (!flock(fd, LOCK_EX | LOCK_NB))
 			return fd;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000 >= deadline) {
+			cfg.lock_waited = true;
+			break;
+		}
 		nanosleep(&ms, NULL);
 	}
-	cfg.lock_waited = i == SFA_CACHE_LOCK_MS;
 	close(fd);
 	return -1;
 }
