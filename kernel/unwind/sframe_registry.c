@@ -794,6 +794,21 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
 }
 
 /*
+ * @key's layout part: the section and its text as offsets from the
+ * address of the file's offset 0 in the mapping that holds the section.
+ * The text's may be a distance to another mapping, even a negative one:
+ * keys are equal only for the same layout.
+ */
+static void sframe_share_layout(struct sframe_share_key *key,
+				const struct sframe_add *add, unsigned long file_base)
+{
+	key->sframe_off = add->sframe_start - file_base;
+	key->sframe_size = add->sframe_size;
+	key->text_off = add->seg_start - file_base;
+	key->text_len = add->seg_end - add->seg_start;
+}
+
+/*
  * The key of the shared index @add may use: only if the section's data is
  * mapped from the same file, at the same place as its text, so that the
  * file's bytes are what the process reads there.  False otherwise, and
@@ -812,10 +827,7 @@ static bool sframe_share_key_of(struct mm_struct *mm, const struct sframe_add *a
 				    add->sframe_start + add->sframe_size, VM_READ,
 				    add->file, add->file_base);
 	mmap_read_unlock(mm);
-	key->sframe_off = add->sframe_start - add->file_base;
-	key->sframe_size = add->sframe_size;
-	key->text_off = add->seg_start - add->file_base;
-	key->text_len = add->seg_end - add->seg_start;
+	sframe_share_layout(key, add, add->file_base);
 	return mapped;
 }
 
@@ -827,7 +839,9 @@ static bool sframe_share_key_of(struct mm_struct *mm, const struct sframe_add *a
  * file's there (no anon_vma).  A file open for writing or mapped writable
  * shared is left out: a JIT that rewrites its code and section through a
  * shared mapping, which need not move i_version, and registers them again
- * must get the new bytes' index, not the old one's.  The audit module maps
+ * must get the new bytes' index, not the old one's.  (One that unmapped
+ * its writable mapping of a tmpfs file first is not caught: the version
+ * cannot tell, for a library's section as little.)  The audit module maps
  * its cache files read-only, at one distance from their text in every
  * process, so their sections share indexes as libraries' do.  Caller holds
  * the mmap lock; the file comes with a reference.
@@ -849,11 +863,7 @@ static struct file *sframe_explicit_share(struct mm_struct *mm,
 	    !sframe_file_version(file, &key->version))
 		return NULL;
 	*file_base = vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT);
-	key->sframe_off = add->sframe_start - *file_base;
-	key->sframe_size = add->sframe_size;
-	/* A distance, maybe negative: equal only for the same layout */
-	key->text_off = add->seg_start - *file_base;
-	key->text_len = add->seg_end - add->seg_start;
+	sframe_share_layout(key, add, *file_base);
 	return get_file(file);
 }
 
