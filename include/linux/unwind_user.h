@@ -143,6 +143,8 @@ int unwind_user_start(struct unwind_user_state *state, bool nofault);
 void __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 			 unsigned long sp, unsigned long fp, unsigned int ws,
 			 bool nofault);
+unsigned long unwind_user_uprobe_ip(struct task_struct *task,
+				    unsigned long ip);
 #endif
 int unwind_user_start_remote(struct unwind_user_state *state,
 			     struct task_struct *task, struct mm_struct *mm,

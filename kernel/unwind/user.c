@@ -21,6 +21,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/unwind_user.h>
+#include <linux/uprobes.h>
 #include <kunit/visibility.h>
 #include <asm/tlb.h>
 
@@ -497,6 +498,30 @@ __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 EXPORT_SYMBOL_IF_KUNIT(__unwind_user_start);
 
 /*
+ * A uprobe runs the instruction it replaced out of line: single-stepped in
+ * a slot of the task's [uprobes] page, which no object maps and no SFrame
+ * covers, with every register but the IP as it was at the probed address.
+ * A walk from there starts at that address, which signals report too
+ * (uprobe_get_trap_addr()).  A deferred walk asked for by a uprobe's
+ * handler always starts there: its task work runs on the way to the slot.
+ * The IP is at the slot or, the instruction done, just past it (the
+ * slot's size bounds both).
+ */
+VISIBLE_IF_KUNIT unsigned long unwind_user_uprobe_ip(struct task_struct *task,
+						     unsigned long ip)
+{
+#ifdef CONFIG_UPROBES
+	struct uprobe_task *utask = task == current ? task->utask : NULL;
+
+	if (utask && utask->active_uprobe &&
+	    ip - utask->xol_vaddr <= UPROBE_XOL_SLOT_BYTES)
+		return utask->vaddr + (ip - utask->xol_vaddr);
+#endif
+	return ip;
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_user_uprobe_ip);
+
+/*
  * Begins a walk at the user registers @regs of @task; -EINVAL (and a walk
  * that is done) when it has no user stack there.
  */
@@ -509,7 +534,8 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
 		state->done = true;
 		return -EINVAL;
 	}
-	__unwind_user_start(state, instruction_pointer(regs),
+	__unwind_user_start(state,
+			    unwind_user_uprobe_ip(task, instruction_pointer(regs)),
 			    user_stack_pointer(regs),
 			    unwind_user_frame_pointer(regs),
 			    unwind_user_word_size(task, regs), nofault);

@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 #include <linux/unwind_deferred.h>
 #include <linux/unwind_user.h>
+#include <linux/uprobes.h>
 #include <asm/unwind_user_sframe.h>
 
 #include "../sframe_registry.h"
@@ -1035,6 +1036,52 @@ static int uw_remote_child(void *arg)
  * child that zeroed a return address in its copy of the stack still finds
  * every frame in the test thread's.  A kernel thread has no user stack.
  */
+/*
+ * A uprobe's out-of-line step: while one is under way, an IP in the slot
+ * or just past its instruction stands for the probed address; any other
+ * IP, or a task that is not stepping or not current, is left as it is.
+ * The test thread gets a uprobe_task of the test's making for the while,
+ * given back before any check could end the test (an exiting task puts
+ * its active uprobe).
+ */
+static void uw_uprobe_xol_test(struct kunit *test)
+{
+#ifdef CONFIG_UPROBES
+	const unsigned long slot = 0x7ff000001080UL, probed = 0x401234UL;
+	unsigned long got[7];
+	struct uprobe_task *utask;
+
+	KUNIT_ASSERT_NULL(test, current->utask);
+	utask = kunit_kzalloc(test, sizeof(*utask), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, utask);
+	utask->xol_vaddr = slot;
+	utask->vaddr = probed;
+
+	current->utask = utask;
+	got[0] = unwind_user_uprobe_ip(current, slot);
+	/* Only compared with NULL, never followed */
+	utask->active_uprobe = (struct uprobe *)utask;
+	got[1] = unwind_user_uprobe_ip(current, slot);
+	got[2] = unwind_user_uprobe_ip(current, slot + UPROBE_XOL_SLOT_BYTES);
+	got[3] = unwind_user_uprobe_ip(current, slot + UPROBE_XOL_SLOT_BYTES + 1);
+	got[4] = unwind_user_uprobe_ip(current, slot - 1);
+	got[5] = unwind_user_uprobe_ip(current, probed);
+	got[6] = unwind_user_uprobe_ip(current->real_parent, slot);
+	utask->active_uprobe = NULL;
+	current->utask = NULL;
+
+	KUNIT_EXPECT_EQ_MSG(test, got[0], slot, "no step under way");
+	KUNIT_EXPECT_EQ(test, got[1], probed);
+	KUNIT_EXPECT_EQ(test, got[2], probed + UPROBE_XOL_SLOT_BYTES);
+	KUNIT_EXPECT_EQ(test, got[3], slot + UPROBE_XOL_SLOT_BYTES + 1);
+	KUNIT_EXPECT_EQ(test, got[4], slot - 1);
+	KUNIT_EXPECT_EQ(test, got[5], probed);
+	KUNIT_EXPECT_EQ_MSG(test, got[6], slot, "another task's step");
+#else
+	kunit_skip(test, "no uprobes in this kernel");
+#endif
+}
+
 static void uw_remote_test(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
@@ -1229,6 +1276,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE_PARAM(uw_fre_budget_test, uw_budget_gen_params),
 	KUNIT_CASE(uw_cache_resize_test),
 	KUNIT_CASE(uw_perf_callchain_test),
+	KUNIT_CASE(uw_uprobe_xol_test),
 	KUNIT_CASE(uw_remote_test),
 	KUNIT_CASE(uw_deferred_stays_test),
 	KUNIT_CASE(uw_deferred_repeats_test),

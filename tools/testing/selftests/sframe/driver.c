@@ -168,6 +168,8 @@ static const struct sf_test sf_tests[] = {
 	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" }, {} },
 	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" }, {} },
 	{ "perf-defer-exec",	{ "sf-perf-defer", "exec" }, {} },
+	/* A uprobe's samples, at once and deferred: walked from its out-of-line step */
+	{ "perf-uprobe",	{ "sf-perf-uprobe" }, {} },
 	{ "fork-fail",		{ "sf-fork-fail" }, {} },
 	{ "bpf",		{ "sf-perf", "--bpf" }, {} },
 	{ "bpf-no-sframe",	{ "sf-perf-nosf", "--no-sframe", "--bpf" }, {} },
