@@ -1439,6 +1439,21 @@ static void sfa_rescan_if_changed(void)
 	sfa_rescan(false);
 }
 
+/**
+ * sframe_audit_ready() - a probe point: start-up's objects are registered
+ *
+ * Called once, by the preload mode's constructor, when every object loaded
+ * before it has had its sections registered (or was skipped).  It does
+ * nothing itself: a profiler's uprobe on it (perf probe -x
+ * libsframe-audit.so sframe_audit_ready, or bpftrace's
+ * uprobe:...:sframe_audit_ready) tells a process's samples taken before
+ * the module could help from those taken after.
+ */
+SFA_EXPORT __attribute__((__noinline__)) void sframe_audit_ready(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
+
 __attribute__((__constructor__))
 static void sfa_init(void)
 {
@@ -1451,6 +1466,8 @@ static void sfa_init(void)
 	pthread_mutex_lock(&sfa_lock);
 	sfa_rescan(true);
 	pthread_mutex_unlock(&sfa_lock);
+	if (sfa_preload)
+		sframe_audit_ready();
 }
 
 static void *(*real_dlopen)(const char *, int);
