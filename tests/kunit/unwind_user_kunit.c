@@ -1066,7 +1066,7 @@ static void uw_uprobe_xol_test(struct kunit *test)
 	got[3] = unwind_user_uprobe_ip(current, slot + UPROBE_XOL_SLOT_BYTES + 1);
 	got[4] = unwind_user_uprobe_ip(current, slot - 1);
 	got[5] = unwind_user_uprobe_ip(current, probed);
-	got[6] = unwind_user_uprobe_ip(current->real_parent, slot);
+	got[6] = unwind_user_uprobe_ip(&init_task, slot);
 	utask->active_uprobe = NULL;
 	current->utask = NULL;
 
