@@ -497,7 +497,11 @@ __unwind_user_start(struct unwind_user_state *state, unsigned long ip,
 }
 EXPORT_SYMBOL_IF_KUNIT(__unwind_user_start);
 
-/*
+/**
+ * unwind_user_uprobe_ip() - where a walk from a uprobe's out-of-line step starts
+ * @task: the task walked; only the current one can be stepping.
+ * @ip: its user IP.
+ *
  * A uprobe runs the instruction it replaced out of line: single-stepped in
  * a slot of the task's [uprobes] page, which no object maps and no SFrame
  * covers, with every register but the IP as it was at the probed address.
@@ -506,6 +510,10 @@ EXPORT_SYMBOL_IF_KUNIT(__unwind_user_start);
  * handler always starts there: its task work runs on the way to the slot.
  * The IP is at the slot or, the instruction done, just past it (the
  * slot's size bounds both).
+ *
+ * Context: any, NMI included: the task's own uprobe_task, which only the
+ * task itself frees (clearing the pointer first).
+ * Return: the address the walk starts at.
  */
 VISIBLE_IF_KUNIT unsigned long unwind_user_uprobe_ip(struct task_struct *task,
 						     unsigned long ip)

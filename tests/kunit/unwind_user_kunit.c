@@ -1031,12 +1031,6 @@ static int uw_remote_child(void *arg)
 }
 
 /*
- * A walk of another address space (/proc/<pid>/ustack of a stopped task)
- * reads that space, stack and section, not the walker's own: a forked
- * child that zeroed a return address in its copy of the stack still finds
- * every frame in the test thread's.  A kernel thread has no user stack.
- */
-/*
  * A uprobe's out-of-line step: while one is under way, an IP in the slot
  * or just past its instruction stands for the probed address; any other
  * IP, or a task that is not stepping or not current, is left as it is.
@@ -1082,6 +1076,12 @@ static void uw_uprobe_xol_test(struct kunit *test)
 #endif
 }
 
+/*
+ * A walk of another address space (/proc/<pid>/ustack of a stopped task)
+ * reads that space, stack and section, not the walker's own: a forked
+ * child that zeroed a return address in its copy of the stack still finds
+ * every frame in the test thread's.  A kernel thread has no user stack.
+ */
 static void uw_remote_test(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
