@@ -33,8 +33,9 @@
  * first sample whose PC is in the program's text (ld.so's start-up, and
  * the module converting), at a PC in the program's PLT, through ld.so's
  * lazy-binding trampoline where its CFI is wrong (a KNOWN FAILURE: see
- * dw_through_resolver()), at a PC no FDE of its file describes (DWARF has no CFI there and libdw guesses by
- * the frame pointer: glibc's _init and _fini have none), and the rest,
+ * dw_through_resolver()), at a PC no FDE of its file describes (DWARF has
+ * no CFI there and libdw guesses by the frame pointer: glibc's _init and
+ * _fini have none), and the rest,
  * where DWARF itself stops short.  On arm64, whose PLT has no CFI, a PLT
  * sample is left out whatever DWARF gives: that stack is libdw's
  * frame-record fallback, not CFI's.  Each is printed with its share of the
@@ -58,7 +59,6 @@
  * samples may be such.
  */
 #define _GNU_SOURCE
-#include <asm/perf_regs.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -74,6 +74,7 @@
 #include "sf_bpf.h"
 #include "sf_ehframe.h"
 #include "sf_perf.h"
+#include "sf_perf_data.h"
 #include "sf_tool.h"
 #include "sframe_test.h"
 
@@ -122,17 +123,6 @@
 #define DW_MAX_MODULE_PERMILLE	10
 #define DW_MAX_RESOLVER_PERMILLE 10
 
-/* All of the user registers perf's DWARF unwinder may ask for */
-#if defined(__x86_64__)
-#define DW_REGS_MASK	(((1ULL << PERF_REG_X86_64_MAX) - 1) &				\
-			 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) |	\
-			   (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS)))
-#elif defined(__aarch64__)
-#define DW_REGS_MASK	((1ULL << PERF_REG_ARM64_MAX) - 1)
-#elif defined(__s390x__)
-#define DW_REGS_MASK	((1ULL << PERF_REG_S390_MAX) - 1)
-#endif
-
 enum dw_mode { DW_SYNC, DW_DEFER, DW_BPF };
 
 /* One sample: its time (the key into perf script's output) and SFrame stack */
@@ -154,8 +144,7 @@ static unsigned int dw_nsamples, dw_lost;
  */
 static unsigned int dw_cut;
 static enum dw_mode dw_mode;
-static FILE *dw_out;
-static uint64_t dw_out_bytes;
+static struct sf_perf_data dw_data;
 static char dw_program[256];
 static const char *dw_audit, *dw_tool_dir;
 static char dw_loader[512];
@@ -206,60 +195,6 @@ static uint64_t dw_started;
 #endif
 /* A return address into _start, after its one call */
 #define DW_ENTRY_BYTES		64
-
-/* perf.data's header (tools/perf/util/header.h): no optional features */
-struct dw_file_section {
-	uint64_t	offset, size;
-};
-
-struct dw_file_header {
-	uint64_t		magic, size, attr_size;
-	struct dw_file_section	attrs, data, event_types;
-	uint64_t		features[4];
-};
-
-struct dw_file_attr {
-	struct perf_event_attr	attr;
-	struct dw_file_section	ids;
-};
-
-static void dw_write(const void *p, size_t len)
-{
-	if (dw_out && fwrite(p, 1, len, dw_out) != len) {
-		sf_fail("%s: %m", DW_DATA);
-		fclose(dw_out);
-		dw_out = NULL;
-	}
-	dw_out_bytes += len;
-}
-
-/*
- * The file's event: the sampling one as perf record --call-graph dwarf
- * makes it, kernel stacks only (there are none: user mode only), so that
- * perf script takes every user stack from the copy, by DWARF.
- */
-static void dw_file_header(const struct perf_event_attr *sampled, bool final)
-{
-	struct dw_file_header h = {
-		.magic = 0x32454c4946524550ULL,	/* "PERFILE2" */
-		.size = sizeof(h),
-		.attr_size = sizeof(struct dw_file_attr),
-		.attrs = { sizeof(h), sizeof(struct dw_file_attr) },
-		.data = { sizeof(h) + sizeof(struct dw_file_attr), 0 },
-	};
-	struct dw_file_attr a = { .attr = *sampled };
-
-	if (final)
-		h.data.size = dw_out_bytes;
-	a.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-	a.attr.exclude_callchain_user = 1;
-	sf_perf_defer(&a.attr, false, false);
-	if (dw_out)
-		rewind(dw_out);
-	dw_write(&h, sizeof(h));
-	dw_write(&a, sizeof(a));
-	dw_out_bytes = 0;
-}
 
 /* The user frames of a callchain or deferred record: its context markers dropped */
 static void dw_take_ips(struct dw_sample *s, const uint64_t *ips, uint64_t nr)
@@ -362,32 +297,15 @@ static uint64_t dw_unsign(uint64_t w)
  */
 static void dw_sample(const struct perf_event_attr *attr, const uint64_t *rec)
 {
-	const struct perf_event_header *hdr = (const void *)rec;
-	const uint64_t *p = rec + 1, *end = rec + hdr->size / 8, *regs, *chain = NULL;
-	uint64_t head[3], nr = 0, abi, nregs = 0, size, dyn = 0, zero = 0;
 	static uint64_t ureg[64], ustack[DW_STACK_BYTES / 8];
-	struct perf_event_header out = *hdr;
+	struct sf_perf_sample ps;
 	struct dw_sample *s;
 	uint64_t i;
 
-	memcpy(head, p, sizeof(head));	/* ip, pid/tid, time */
-	p += 3;
-	if (attr->sample_type & PERF_SAMPLE_CALLCHAIN) {
-		nr = *p++;
-		chain = p;
-		p += nr;
-	}
-	abi = *p++;
-	regs = p;
-	if (abi)
-		nregs = __builtin_popcountll(attr->sample_regs_user);
-	p += nregs;
-	size = p < end ? *p++ : 0;
-	if (size && p + size / 8 < end)
-		dyn = p[size / 8];
-	if (!SF_CHECK(p + size / 8 + !!size <= end && dyn <= size &&
-		      nregs <= ARRAY_SIZE(ureg) && dyn <= sizeof(ustack),
-		      "a sample of %u bytes does not parse", hdr->size))
+	if (!sf_perf_sample_parse(attr, rec, &ps) ||
+	    !SF_CHECK(ps.nregs <= ARRAY_SIZE(ureg) && ps.stack_bytes <= sizeof(ustack),
+		      "a sample of %u registers and %llu bytes of stack", ps.nregs,
+		      (unsigned long long)ps.stack_bytes))
 		return;
 	if (dw_nsamples == DW_MAX_SAMPLES) {
 		dw_cut++;
@@ -395,36 +313,27 @@ static void dw_sample(const struct perf_event_attr *attr, const uint64_t *rec)
 	}
 	/* A slot is used again in every run: nothing of the last run's may stay */
 	s = &dw_samples[dw_nsamples++];
-	*s = (struct dw_sample){ .time = head[2], .pc = head[0] };
+	*s = (struct dw_sample){ .time = ps.time, .pc = ps.ip };
 	if (dw_mode == DW_SYNC)
-		dw_take_ips(s, chain, nr);
+		dw_take_ips(s, ps.chain, ps.nr);
 	else if (dw_mode == DW_DEFER &&
-		 SF_CHECK(nr == 2 && chain[0] == PERF_CONTEXT_USER_DEFERRED,
-			  "a callchain of %llu, not a deferred one", (unsigned long long)nr))
-		s->cookie = chain[1];
+		 SF_CHECK(ps.nr == 2 && ps.chain[0] == PERF_CONTEXT_USER_DEFERRED,
+			  "a callchain of %llu, not a deferred one", (unsigned long long)ps.nr))
+		s->cookie = ps.chain[1];
 
-	dyn = (dyn + 7) & ~7ULL;
-	memcpy(ureg, regs, nregs * 8);
-	memcpy(ustack, p, dyn);
+	memcpy(ureg, ps.regs, ps.nregs * 8);
+	memcpy(ustack, ps.stack, ps.stack_bytes);
 #if defined(__aarch64__)
-	if (nregs > DW_REG_LR)
+	if (ps.nregs > DW_REG_LR)
 		ureg[DW_REG_LR] = dw_unsign(ureg[DW_REG_LR]);
-	for (i = 0; i < dyn / 8; i++)
+	for (i = 0; i < ps.stack_bytes / 8; i++)
 		ustack[i] = dw_unsign(ustack[i]);
 #else
 	(void)i;
 #endif
-	out.size = sizeof(out) + sizeof(head) + 8 + 8 + nregs * 8 + 8 + (dyn ? dyn + 8 : 0);
-	dw_write(&out, sizeof(out));
-	dw_write(head, sizeof(head));
-	dw_write(&zero, 8);		/* no callchain */
-	dw_write(&abi, 8);
-	dw_write(ureg, nregs * 8);
-	dw_write(&dyn, 8);
-	if (dyn) {
-		dw_write(ustack, dyn);
-		dw_write(&dyn, 8);
-	}
+	ps.regs = ureg;
+	ps.stack = ustack;
+	sf_perf_data_sample(&dw_data, &ps);
 }
 
 /* A deferred record: header, cookie, nr, ips; for every sample waiting for it */
@@ -459,10 +368,10 @@ static void dw_drain(const struct perf_event_attr *attr, struct sf_perf_ring *ri
 			break;
 		case PERF_RECORD_MMAP2:
 			dw_mmap(ring->rec);
-			dw_write(hdr, hdr->size);
+			sf_perf_data_write(&dw_data, hdr, hdr->size);
 			break;
 		default:	/* comm, mmap, exit: what perf needs to find the objects */
-			dw_write(hdr, hdr->size);
+			sf_perf_data_write(&dw_data, hdr, hdr->size);
 		}
 	}
 }
@@ -1056,7 +965,6 @@ static bool dw_record(char **argv, struct perf_event_attr *attr)
 					  "PERF_EVENT_IOC_SET_BPF: %m"))
 			goto out;
 	}
-	dw_file_header(attr, false);
 	if (!SF_CHECK(write(go[1], "g", 1) == 1, "cannot start %s", dw_program))
 		goto out;
 	while (waitpid(child, &status, WNOHANG) == 0) {
@@ -1076,7 +984,6 @@ static bool dw_record(char **argv, struct perf_event_attr *attr)
 		      dw_program, status);
 	if (dw_mode == DW_BPF)
 		dw_bpf_collect(next, slots);
-	dw_file_header(attr, true);
 out:
 	close(go[1]);
 	if (child > 0) {
@@ -1104,7 +1011,7 @@ int main(int argc, char **argv)
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			       PERF_SAMPLE_STACK_USER,
-		.sample_regs_user = DW_REGS_MASK,
+		.sample_regs_user = SF_PERF_DWARF_REGS,
 		.sample_stack_user = DW_STACK_BYTES,
 		.disabled = 1,
 		.enable_on_exec = 1,
@@ -1169,12 +1076,9 @@ int main(int argc, char **argv)
 		dw_entry = 0;
 		dw_plt_hi = 0;
 		dw_fini_hi = 0;
-		dw_out = fopen(DW_DATA, "w");
-		if (!SF_CHECK(dw_out, "%s: %m", DW_DATA) || !dw_record(argv + 3, &attr))
+		if (!sf_perf_data_open(&dw_data, DW_DATA, &attr) || !dw_record(argv + 3, &attr) ||
+		    !sf_perf_data_close(&dw_data, &attr))
 			sf_exit();
-		if (!SF_CHECK(dw_out && !fclose(dw_out), "%s: %m", DW_DATA))
-			sf_exit();
-		dw_out = NULL;
 		/*
 		 * The rule's reader of .eh_frame, on two known answers: _start
 		 * has CFI; glibc's _fini, the code the rule is for, has none.

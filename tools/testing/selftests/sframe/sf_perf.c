@@ -138,7 +138,7 @@ const struct perf_event_header *sf_perf_ring_next(struct sf_perf_ring *ring)
 	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = meta->data_tail, size = meta->data_size;
 	struct perf_event_header hdr;
-	unsigned int i;
+	uint64_t first;
 
 	if (tail >= head)
 		return NULL;
@@ -148,8 +148,11 @@ const struct perf_event_header *sf_perf_ring_next(struct sf_perf_ring *ring)
 		__atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
 		return NULL;
 	}
-	for (i = 0; i < hdr.size; i++)
-		((unsigned char *)ring->rec)[i] = data[(tail + i) % size];
+	first = size - tail % size;
+	if (first > hdr.size)
+		first = hdr.size;
+	memcpy(ring->rec, data + tail % size, first);
+	memcpy((unsigned char *)ring->rec + first, data, hdr.size - first);
 	__atomic_store_n(&meta->data_tail, tail + hdr.size, __ATOMIC_RELEASE);
 	return (const struct perf_event_header *)ring->rec;
 }

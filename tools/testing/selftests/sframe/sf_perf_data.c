@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writing perf.data for Debian's perf to unwind by DWARF: see sf_perf_data.h.
+ */
+#include <string.h>
+
+#include "sf_perf.h"
+#include "sf_perf_data.h"
+#include "sframe_test.h"
+
+/* perf.data's header (tools/perf/util/header.h): no optional features */
+struct sf_file_section {
+	uint64_t	offset, size;
+};
+
+struct sf_file_header {
+	uint64_t		magic, size, attr_size;
+	struct sf_file_section	attrs, data, event_types;
+	uint64_t		features[4];
+};
+
+struct sf_file_attr {
+	struct perf_event_attr	attr;
+	struct sf_file_section	ids;
+};
+
+bool sf_perf_sample_parse(const struct perf_event_attr *attr, const uint64_t *rec,
+			  struct sf_perf_sample *s)
+{
+	const struct perf_event_header *hdr = (const void *)rec;
+	const uint64_t *p = rec + 1, *end = rec + hdr->size / 8;
+	uint64_t size = 0, dyn = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->misc = hdr->misc;
+	s->ip = *p++;
+	s->pid_tid = *p++;
+	s->time = *p++;
+	if (attr->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		s->nr = p < end ? *p++ : 0;
+		s->chain = p;
+		if (!SF_CHECK(s->nr <= (uint64_t)(end - p), "a callchain of %llu frames",
+			      (unsigned long long)s->nr))
+			return false;
+		p += s->nr;
+	}
+	s->abi = p < end ? *p++ : 0;
+	s->regs = p;
+	if (s->abi)
+		s->nregs = __builtin_popcountll(attr->sample_regs_user);
+	p += s->nregs;
+	if (p < end)
+		size = *p++;
+	if (size && p + size / 8 < end)
+		dyn = p[size / 8];
+	s->stack = p;
+	s->stack_bytes = (dyn + 7) & ~7ULL;
+	return SF_CHECK(p <= end && p + size / 8 + !!size <= end && dyn <= size,
+			"a sample of %u bytes does not parse", hdr->size);
+}
+
+void sf_perf_data_write(struct sf_perf_data *d, const void *p, size_t len)
+{
+	if (d->f && fwrite(p, 1, len, d->f) != len) {
+		sf_fail("%s: %m", d->path);
+		fclose(d->f);
+		d->f = NULL;
+	}
+	d->bytes += len;
+}
+
+/*
+ * The file's one event: the sampling one as perf record --call-graph
+ * dwarf makes it, no user callchain, so that perf script takes every user
+ * stack from the copy, by DWARF.  Written at the start and again, with
+ * the size of the records, at the end.
+ */
+static void sf_perf_data_header(struct sf_perf_data *d, const struct perf_event_attr *sampled)
+{
+	struct sf_file_header h = {
+		.magic = 0x32454c4946524550ULL,	/* "PERFILE2" */
+		.size = sizeof(h),
+		.attr_size = sizeof(struct sf_file_attr),
+		.attrs = { sizeof(h), sizeof(struct sf_file_attr) },
+		.data = { sizeof(h) + sizeof(struct sf_file_attr), d->bytes },
+	};
+	struct sf_file_attr a = { .attr = *sampled };
+
+	a.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a.attr.exclude_callchain_user = 1;
+	sf_perf_defer(&a.attr, false, false);
+	if (d->f)
+		rewind(d->f);
+	sf_perf_data_write(d, &h, sizeof(h));
+	sf_perf_data_write(d, &a, sizeof(a));
+	d->bytes = 0;
+}
+
+bool sf_perf_data_open(struct sf_perf_data *d, const char *path,
+		       const struct perf_event_attr *sampled)
+{
+	*d = (struct sf_perf_data){ .path = path, .f = fopen(path, "w") };
+	if (!SF_CHECK(d->f, "%s: %m", path))
+		return false;
+	sf_perf_data_header(d, sampled);
+	return d->f;
+}
+
+/* @s as a record of the file: without its callchain, with only the stack's data */
+void sf_perf_data_sample(struct sf_perf_data *d, const struct sf_perf_sample *s)
+{
+	struct perf_event_header out = { .type = PERF_RECORD_SAMPLE, .misc = s->misc };
+	uint64_t head[3] = { s->ip, s->pid_tid, s->time }, zero = 0, dyn = s->stack_bytes;
+
+	out.size = sizeof(out) + sizeof(head) + 8 + 8 + s->nregs * 8 + 8 + (dyn ? dyn + 8 : 0);
+	sf_perf_data_write(d, &out, sizeof(out));
+	sf_perf_data_write(d, head, sizeof(head));
+	sf_perf_data_write(d, &zero, 8);		/* no callchain */
+	sf_perf_data_write(d, &s->abi, 8);
+	sf_perf_data_write(d, s->regs, s->nregs * 8);
+	sf_perf_data_write(d, &dyn, 8);
+	if (dyn) {
+		sf_perf_data_write(d, s->stack, dyn);
+		sf_perf_data_write(d, &dyn, 8);
+	}
+}
+
+/* Writes the header again, with the records' size, and closes: false if anything failed */
+bool sf_perf_data_close(struct sf_perf_data *d, const struct perf_event_attr *sampled)
+{
+	bool ok;
+
+	if (!d->f)
+		return false;
+	sf_perf_data_header(d, sampled);
+	ok = d->f && !fclose(d->f);
+	SF_CHECK(ok, "%s: %m", d->path);
+	d->f = NULL;
+	return ok;
+}
