@@ -1006,25 +1006,8 @@ int main(int argc, char **argv)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
 		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-			       PERF_SAMPLE_STACK_USER,
-		.sample_regs_user = SF_PERF_DWARF_REGS,
-		.sample_stack_user = DW_STACK_BYTES,
-		.disabled = 1,
 		.enable_on_exec = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.exclude_callchain_kernel = 1,
-		.mmap = 1,
-		.mmap2 = 1,
-		.comm = 1,
-		.task = 1,
-		.sample_id_all = 1,
-		.watermark = 1,
-		.wakeup_watermark = DW_RING_PAGES / 4 * 4096,
 	};
 	static char dw_audit_path[256];
 	char what[96];
@@ -1057,6 +1040,7 @@ int main(int argc, char **argv)
 		sf_exit();
 	if (!sf_tool_init(argv[1], "perf") || !dw_find_program(argv[3]))
 		sf_exit();
+	sf_perf_dwarf_attr(&attr, DW_STACK_BYTES, DW_RING_PAGES);
 	if (dw_mode == DW_DEFER)
 		sf_perf_defer(&attr, true, true);
 	if (dw_mode == DW_BPF)	/* bpf_get_stack()'s own walk, not the sample's */

@@ -24,6 +24,33 @@ struct sf_file_attr {
 	struct sf_file_section	ids;
 };
 
+/*
+ * What perf record --call-graph dwarf asks of a sampling event, in user
+ * mode, with the user callchain it leaves out, and the records perf needs
+ * to find the objects; disabled, the ring's wakeup at a quarter of its
+ * @ring_pages.  The caller has set the event and its period.
+ */
+void sf_perf_dwarf_attr(struct perf_event_attr *attr, unsigned int stack_bytes,
+			unsigned int ring_pages)
+{
+	attr->size = sizeof(*attr);
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	attr->sample_regs_user = SF_PERF_DWARF_REGS;
+	attr->sample_stack_user = stack_bytes;
+	attr->disabled = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->exclude_callchain_kernel = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->task = 1;
+	attr->sample_id_all = 1;
+	attr->watermark = 1;
+	attr->wakeup_watermark = ring_pages / 4 * 4096;
+}
+
 bool sf_perf_sample_parse(const struct perf_event_attr *attr, const uint64_t *rec,
 			  struct sf_perf_sample *s)
 {

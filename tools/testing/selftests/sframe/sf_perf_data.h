@@ -49,6 +49,8 @@ struct sf_perf_sample {
 	const uint64_t	*stack;
 };
 
+void sf_perf_dwarf_attr(struct perf_event_attr *attr, unsigned int stack_bytes,
+			unsigned int ring_pages);
 bool sf_perf_sample_parse(const struct perf_event_attr *attr, const uint64_t *rec,
 			  struct sf_perf_sample *s);
 bool sf_perf_data_open(struct sf_perf_data *d, const char *path,

@@ -147,32 +147,16 @@ int main(int argc, char **argv)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = 1000000000 / SD_FREQ,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-			       PERF_SAMPLE_STACK_USER,
-		.sample_regs_user = SF_PERF_DWARF_REGS,
-		.sample_stack_user = SD_STACK_BYTES,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.exclude_callchain_kernel = 1,
-		.mmap = 1,
 		.mmap_data = 1,	/* libunwind reads .eh_frame_hdr where it is mapped */
-		.mmap2 = 1,
-		.comm = 1,
-		.task = 1,
-		.sample_id_all = 1,
-		.watermark = 1,
-		.wakeup_watermark = SD_RING_PAGES / 4 * 4096,
 	};
 	struct pollfd pfd[SD_CPUS];
 	struct timespec now, end;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int cpu, secs;
 
+	sf_perf_dwarf_attr(&attr, SD_STACK_BYTES, SD_RING_PAGES);
 	secs = argc == 5 ? atoi(argv[1]) : 0;
 	if (!SF_CHECK(secs > 0, "usage: sf-system-dwarf SECONDS DATA STACKS VDSO") ||
 	    !SF_CHECK(ncpu > 0 && ncpu <= SD_CPUS, "%ld CPUs: at most %d", ncpu, SD_CPUS))
