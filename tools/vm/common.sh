@@ -31,6 +31,39 @@ vm_arch() {
 	VM_DIR=$VM_BUILD/vm/$VM_ARCH
 }
 
+# vm_system_qemu ACCEL: sets VM_SYS_QEMU (QEMU's machine and CPU options)
+# and VM_SYS_APPEND (the console and what the kernel needs under ACCEL) for
+# a guest of the Debian system (tools/vm/system-run, tools/system/mkimage);
+# vm_arch first.
+vm_system_qemu() {
+	local accel=$1 cpu
+	case "$VM_ARCH" in
+	x86_64)
+		cpu=qemu64
+		VM_SYS_QEMU=(-machine pc)
+		VM_SYS_APPEND="console=ttyS0"
+		# Under TCG with two vCPUs the kernel's enabling of the
+		# __sched_clock_stable static key late in boot (text_poke_bp()
+		# on the start of sched_clock_cpu(), which both CPUs run all the
+		# time) now and then leaves one vCPU at the int3 after the patch
+		# is done: "Oops: int3" in sched_clock_cpu+0x9, a panic before
+		# user space (2 boots in about 20, no SFrame code on the path).
+		# A TSC marked unstable from the start never enables it.
+		[ "$accel" = tcg ] && VM_SYS_APPEND+=" tsc=unstable" ;;
+	arm64)
+		# PAC as the e2e guests have it (tools/vm-run)
+		cpu=max,pauth-impdef=on
+		VM_SYS_QEMU=(-machine virt)
+		VM_SYS_APPEND="console=ttyAMA0" ;;
+	s390x)
+		cpu=qemu
+		VM_SYS_QEMU=(-machine s390-ccw-virtio)
+		VM_SYS_APPEND="console=ttyS0" ;;
+	esac
+	[ "$accel" = kvm ] && cpu=host
+	VM_SYS_QEMU+=(-accel "$accel" -cpu "$cpu")
+}
+
 # vm_need_pkgs PKG...: installs missing Debian packages, or says how to
 # when not root.
 vm_need_pkgs() {

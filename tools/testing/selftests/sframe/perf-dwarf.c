@@ -53,7 +53,7 @@
  * unwinding loses its way at the first signed return address it reads
  * from the stack copy.  The copy (and the link register) perf gets from
  * the file are this program's to write: signed return addresses are
- * stripped there first (dw_unsign()).  A DWARF stack perf still cuts at a
+ * stripped there first (sf_perf_sample_unsign()).  A DWARF stack perf still cuts at a
  * signed or unknown address is compared up to there, SFrame's must go on
  * to the program's _start, and at most DW_MAX_CUT_PERMILLE of the
  * samples may be such.
@@ -179,14 +179,6 @@ static uint64_t dw_started;
  * ones from an address in no object (a slot misread before that).
  */
 #define DW_SIGNED(ip)		((ip) >> 48)
-/*
- * A user return address's PAC: bits 54 down to the VA size (48, or 52
- * with FEAT_LVA).  User addresses stay below 2^48 (no mmap() asks for
- * more), bit 55 is 0 in them and the top byte is left alone (TBI).
- */
-#define DW_PAC_BITS		(((1ULL << 55) - 1) & ~((1ULL << 48) - 1))
-#define DW_VA_MASK		((1ULL << 48) - 1)
-#define DW_REG_LR		30	/* its place in the sampled registers */
 /* GNU ld writes no CFI for arm64's PLT stubs */
 #define DW_PLT_HAS_CFI		false
 #else
@@ -263,7 +255,6 @@ static bool dw_without_cfi(uint64_t pc)
 	return !dw_cfi_at(pc);
 }
 
-#if defined(__aarch64__)
 static bool dw_in_code(uint64_t ip)
 {
 	unsigned int i;
@@ -273,21 +264,6 @@ static bool dw_in_code(uint64_t ip)
 			return true;
 	return false;
 }
-
-/*
- * A return address signed by pointer authentication, unsigned: a word
- * with a PAC and otherwise a user address, that address in executable
- * code.  The rule reads the word alone and the mappings, never the
- * kernel's stack, which strips signatures its own way.
- */
-static uint64_t dw_unsign(uint64_t w)
-{
-	if (!(w & DW_PAC_BITS) || (w & ~(DW_PAC_BITS | DW_VA_MASK)) ||
-	    !dw_in_code(w & DW_VA_MASK))
-		return w;
-	return w & DW_VA_MASK;
-}
-#endif
 
 /*
  * A sample: ip, pid/tid, time, [callchain], registers, stack.  Kept: its
@@ -300,7 +276,6 @@ static void dw_sample(const struct perf_event_attr *attr, const uint64_t *rec)
 	static uint64_t ureg[64], ustack[DW_STACK_BYTES / 8];
 	struct sf_perf_sample ps;
 	struct dw_sample *s;
-	uint64_t i;
 
 	if (!sf_perf_sample_parse(attr, rec, &ps) ||
 	    !SF_CHECK(ps.nregs <= ARRAY_SIZE(ureg) && ps.stack_bytes <= sizeof(ustack),
@@ -321,18 +296,7 @@ static void dw_sample(const struct perf_event_attr *attr, const uint64_t *rec)
 			  "a callchain of %llu, not a deferred one", (unsigned long long)ps.nr))
 		s->cookie = ps.chain[1];
 
-	memcpy(ureg, ps.regs, ps.nregs * 8);
-	memcpy(ustack, ps.stack, ps.stack_bytes);
-#if defined(__aarch64__)
-	if (ps.nregs > DW_REG_LR)
-		ureg[DW_REG_LR] = dw_unsign(ureg[DW_REG_LR]);
-	for (i = 0; i < ps.stack_bytes / 8; i++)
-		ustack[i] = dw_unsign(ustack[i]);
-#else
-	(void)i;
-#endif
-	ps.regs = ureg;
-	ps.stack = ustack;
+	sf_perf_sample_unsign(&ps, ureg, ustack, dw_in_code);
 	sf_perf_data_sample(&dw_data, &ps);
 }
 

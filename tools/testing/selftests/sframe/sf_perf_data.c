@@ -133,6 +133,58 @@ bool sf_perf_data_open(struct sf_perf_data *d, const char *path,
 	return d->f;
 }
 
+#if defined(__aarch64__)
+/*
+ * A user return address's PAC: bits 54 down to the VA size (48, or 52
+ * with FEAT_LVA).  User addresses stay below 2^48 (no mmap() asks for
+ * more), bit 55 is 0 in them and the top byte is left alone (TBI).
+ */
+#define SF_PAC_BITS	(((1ULL << 55) - 1) & ~((1ULL << 48) - 1))
+#define SF_VA_MASK	((1ULL << 48) - 1)
+#define SF_REG_LR	30	/* its place in the sampled registers */
+
+/*
+ * A return address signed by pointer authentication, unsigned: a word
+ * with a PAC and otherwise a user address, that address in executable
+ * code.  The rule reads the word alone and the mappings, never the
+ * kernel's stack, which strips signatures its own way.
+ */
+static uint64_t sf_unsign(uint64_t w, bool (*in_code)(uint64_t addr))
+{
+	if (!(w & SF_PAC_BITS) || (w & ~(SF_PAC_BITS | SF_VA_MASK)) || !in_code(w & SF_VA_MASK))
+		return w;
+	return w & SF_VA_MASK;
+}
+#endif
+
+/*
+ * @s's registers and stack copied to @regs and @stack (room for all of
+ * them), which @s then points to.  On arm64, where Debian builds with
+ * pointer authentication, perf's DWARF unwinding keeps the signature of a
+ * return address it reads back from the stack copy, then finds no CFI
+ * for it: the signed return addresses there and in LR are unsigned in
+ * the copy (@in_code says what is executable code).
+ */
+void sf_perf_sample_unsign(struct sf_perf_sample *s, uint64_t *regs, uint64_t *stack,
+			   bool (*in_code)(uint64_t addr))
+{
+	uint64_t i;
+
+	memcpy(regs, s->regs, s->nregs * 8);
+	memcpy(stack, s->stack, s->stack_bytes);
+#if defined(__aarch64__)
+	if (s->nregs > SF_REG_LR)
+		regs[SF_REG_LR] = sf_unsign(regs[SF_REG_LR], in_code);
+	for (i = 0; i < s->stack_bytes / 8; i++)
+		stack[i] = sf_unsign(stack[i], in_code);
+#else
+	(void)i;
+	(void)in_code;
+#endif
+	s->regs = regs;
+	s->stack = stack;
+}
+
 /* @s as a record of the file: without its callchain, with only the stack's data */
 void sf_perf_data_sample(struct sf_perf_data *d, const struct sf_perf_sample *s)
 {

@@ -57,6 +57,8 @@ bool sf_perf_data_open(struct sf_perf_data *d, const char *path,
 		       const struct perf_event_attr *sampled);
 void sf_perf_data_write(struct sf_perf_data *d, const void *p, size_t len);
 void sf_perf_data_sample(struct sf_perf_data *d, const struct sf_perf_sample *s);
+void sf_perf_sample_unsign(struct sf_perf_sample *s, uint64_t *regs, uint64_t *stack,
+			   bool (*in_code)(uint64_t addr));
 bool sf_perf_data_close(struct sf_perf_data *d, const struct perf_event_attr *sampled);
 
 #endif /* _SF_PERF_DATA_H */

@@ -21,6 +21,9 @@
  * ran, and of their children: the execs and forks say which those are.
  * VDSO gets the vDSO's image (every process maps the same), whose CFI
  * perf script reads from a copy of its own that does not outlive it.
+ * On arm64 the signed return addresses of each sample's stack copy and
+ * link register are unsigned in DATA (sf_perf_sample_unsign()), where
+ * they are code some process mapped while it ran.
  * Prints "sampling" once every CPU's event is on, and last the counts;
  * exits 1 if anything failed.
  */
@@ -33,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +55,13 @@
 #define SD_STACK_BYTES	65528
 #define SD_RING_PAGES	2048	/* 8 MiB a CPU: over half a second of samples */
 
+/* Executable mappings seen, of every process: what a signed address may be */
+#define SD_CODE		16384
+
+static struct sd_code {
+	uint64_t	lo, hi;
+} sd_code[SD_CODE];
+static unsigned int sd_ncode;
 static struct sf_perf_ring sd_rings[SD_CPUS];
 static struct sf_perf_data sd_data;
 static FILE *sd_stacks;
@@ -70,12 +81,46 @@ static uint64_t sd_trailer_time(const uint64_t *rec)
 	return rec[hdr->size / 8 - 1];
 }
 
+/*
+ * PERF_RECORD_MMAP2: header, pid, tid, addr, len, pgoff, maj, min, ino,
+ * ino_generation, prot, flags, name.  The same range mapped again (a
+ * library in each find) is kept once.
+ */
+static void sd_mmap(const uint64_t *rec)
+{
+	uint64_t lo = rec[2], hi = rec[2] + rec[3];
+	const uint32_t *prot = (const void *)&rec[8];
+	unsigned int i;
+
+	if (!(*prot & PROT_EXEC))
+		return;
+	for (i = 0; i < sd_ncode; i++)
+		if (sd_code[i].lo == lo && sd_code[i].hi == hi)
+			return;
+	if (sd_ncode < SD_CODE)
+		sd_code[sd_ncode++] = (struct sd_code){ lo, hi };
+}
+
+static bool sd_in_code(uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < sd_ncode; i++)
+		if (addr >= sd_code[i].lo && addr < sd_code[i].hi)
+			return true;
+	return false;
+}
+
 static void sd_sample(const struct perf_event_attr *attr, const uint64_t *rec)
 {
+	static uint64_t regs[64], stack[SD_STACK_BYTES / 8 + 1];
 	struct sf_perf_sample s;
 	uint64_t i;
 
-	if (!sf_perf_sample_parse(attr, rec, &s))
+	if (!sf_perf_sample_parse(attr, rec, &s) ||
+	    !SF_CHECK(s.nregs <= ARRAY_SIZE(regs) && s.stack_bytes <= sizeof(stack),
+		      "a sample of %u registers and %llu bytes of stack", s.nregs,
+		      (unsigned long long)s.stack_bytes))
 		return;
 	fprintf(sd_stacks, "S %llu %u %u", (unsigned long long)s.time,
 		(unsigned int)s.pid_tid, (unsigned int)(s.pid_tid >> 32));
@@ -83,6 +128,7 @@ static void sd_sample(const struct perf_event_attr *attr, const uint64_t *rec)
 		if (s.chain[i] < PERF_CONTEXT_MAX)
 			fprintf(sd_stacks, " %llx", (unsigned long long)s.chain[i]);
 	fputc('\n', sd_stacks);
+	sf_perf_sample_unsign(&s, regs, stack, sd_in_code);
 	sf_perf_data_sample(&sd_data, &s);
 	sd_samples++;
 }
@@ -108,6 +154,9 @@ static void sd_drain(const struct perf_event_attr *attr, struct sf_perf_ring *ri
 					(unsigned long long)sd_trailer_time(rec), w[0]);
 				sd_execs++;
 			}
+			break;
+		case PERF_RECORD_MMAP2:
+			sd_mmap(rec);
 			break;
 		case PERF_RECORD_FORK:		/* header, pid, ppid, tid, ptid, time */
 			if (w[0] != w[1]) {
