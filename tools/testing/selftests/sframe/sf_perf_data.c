@@ -158,31 +158,34 @@ static uint64_t sf_unsign(uint64_t w, bool (*in_code)(uint64_t addr))
 #endif
 
 /*
- * @s's registers and stack copied to @regs and @stack (room for all of
- * them), which @s then points to.  On arm64, where Debian builds with
- * pointer authentication, perf's DWARF unwinding keeps the signature of a
- * return address it reads back from the stack copy, then finds no CFI
- * for it: the signed return addresses there and in LR are unsigned in
- * the copy (@in_code says what is executable code).
+ * On arm64, where Debian builds with pointer authentication, perf's DWARF
+ * unwinding keeps the signature of a return address it reads back from
+ * the stack copy, then finds no CFI for it: @s's registers and stack are
+ * copied to @regs and @stack (room for all of them), which @s then points
+ * to, with the signed return addresses there and in LR unsigned (@in_code
+ * says what is executable code).  Elsewhere nothing is signed, nothing is
+ * copied, and @s is left as it is.
  */
 void sf_perf_sample_unsign(struct sf_perf_sample *s, uint64_t *regs, uint64_t *stack,
 			   bool (*in_code)(uint64_t addr))
 {
+#if defined(__aarch64__)
 	uint64_t i;
 
 	memcpy(regs, s->regs, s->nregs * 8);
 	memcpy(stack, s->stack, s->stack_bytes);
-#if defined(__aarch64__)
 	if (s->nregs > SF_REG_LR)
 		regs[SF_REG_LR] = sf_unsign(regs[SF_REG_LR], in_code);
 	for (i = 0; i < s->stack_bytes / 8; i++)
 		stack[i] = sf_unsign(stack[i], in_code);
-#else
-	(void)i;
-	(void)in_code;
-#endif
 	s->regs = regs;
 	s->stack = stack;
+#else
+	(void)s;
+	(void)regs;
+	(void)stack;
+	(void)in_code;
+#endif
 }
 
 /* @s as a record of the file: without its callchain, with only the stack's data */

@@ -62,6 +62,7 @@ static struct sd_code {
 	uint64_t	lo, hi;
 } sd_code[SD_CODE];
 static unsigned int sd_ncode;
+static unsigned long long sd_code_dropped;	/* past the table: left signed */
 static struct sf_perf_ring sd_rings[SD_CPUS];
 static struct sf_perf_data sd_data;
 static FILE *sd_stacks;
@@ -99,6 +100,8 @@ static void sd_mmap(const uint64_t *rec)
 			return;
 	if (sd_ncode < SD_CODE)
 		sd_code[sd_ncode++] = (struct sd_code){ lo, hi };
+	else
+		sd_code_dropped++;
 }
 
 static bool sd_in_code(uint64_t addr)
@@ -249,9 +252,9 @@ int main(int argc, char **argv)
 	sf_perf_data_close(&sd_data, &attr);
 	SF_CHECK(!fclose(sd_stacks), "%s: %m", argv[3]);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	sf_note("%ld CPUs, %ld s%s: %llu samples, %llu records lost, %llu execs, %llu forks",
+	sf_note("%ld CPUs, %ld s%s: %llu samples, %llu records lost, %llu execs, %llu forks, %u code ranges (%llu past the table)",
 		ncpu, secs - (end.tv_sec - now.tv_sec),
 		atomic_load(&sd_stop) ? " (until stopped)" : "", sd_samples, sd_lost, sd_execs,
-		sd_forks);
+		sd_forks, sd_ncode, sd_code_dropped);
 	sf_exit();
 }
