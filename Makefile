@@ -7,7 +7,7 @@
 obj-$(CONFIG_UNWIND_USER)		+= user.o deferred.o
 obj-$(CONFIG_UNWIND_USER_SFRAME)	+= sframe.o sframe_registry.o sframe_elf.o \
 					   sframe_share.o sframe_mmap.o sframe_demand.o \
-					   sframe_prctl.o sframe_sysfs.o
+					   sframe_prctl.o sframe_sysfs.o sframe_attach.o
 obj-$(CONFIG_UNWIND_USER_SFRAME_VDSO)	+= sframe_vdso.o
 obj-$(CONFIG_UNWIND_USER_DEFERRED_TEST)	+= deferred_test.o
 obj-$(CONFIG_SFRAME_KUNIT_TEST)		+= tests/

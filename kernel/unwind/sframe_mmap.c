@@ -3,7 +3,8 @@
  * Registering the SFrame sections of files as they are mapped executable:
  * the executable and its interpreter at exec (binfmt_elf maps them with
  * vm_mmap()), libraries as ld.so maps them, code made executable again by
- * mprotect().  No help from user space is needed.
+ * mprotect().  No help from user space is needed; a file without a
+ * section of its own may have one attached (sframe_attach.c).
  *
  * The hooks run with the mmap lock held, where reading a file is a lock
  * order hazard, so they only note the new range.  The work happens on the
@@ -20,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 
+#include "sframe_attach.h"
 #include "sframe_elf.h"
 #include "sframe_registry.h"
 
@@ -51,8 +53,13 @@ static void sframe_register_mapping(struct mm_struct *mm,
 	struct sframe_add add;
 	unsigned int i;
 
-	if (sframe_elf_info(map->file, &info) || !info.has_sframe)
+	if (sframe_elf_info(map->file, &info))
 		return;
+	if (!info.has_sframe) {
+		sframe_attached_register(mm, map->file, map->file_base,
+					 map->vm_start, map->vm_end, &info);
+		return;
+	}
 	start = max(start, map->vm_start);
 	end = min(end, map->vm_end);
 
@@ -190,7 +197,8 @@ void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 	if (!test_bit(SFRAME_MM_WANTED, &vma->vm_mm->sframe_flags))
 		return;
 	if (vma->vm_flags & VM_EXEC) {
-		if (!sframe_elf_known_without(vma->vm_file))
+		if (!sframe_elf_known_without(vma->vm_file) ||
+		    sframe_attached_any(vma->vm_file))
 			sframe_queue(vma->vm_mm, start, end, sframe_mmap_work);
 	} else if (sframe_has_file(vma->vm_mm, vma->vm_file)) {
 		sframe_queue(vma->vm_mm, start, end, sframe_populate_work);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * prctl(PR_SFRAME_REGISTER / PR_SFRAME_UNREGISTER): SFrame sections that
- * no mapped ELF file announces, for JITs and runtimes.  The argument is an
- * extensible structure that starts with its own size, read the way
- * clone3() and openat2() read theirs.
+ * no mapped ELF file announces, for JITs and runtimes; PR_SFRAME_ATTACH
+ * and PR_SFRAME_DETACH (sframe_attach.c) for ELF files without any.  The
+ * argument is an extensible structure that starts with its own size,
+ * read the way clone3() and openat2() read theirs.
  */
 #include <linux/overflow.h>
 #include <linux/prctl.h>
@@ -12,6 +13,7 @@
 #include <uapi/linux/sframe.h>
 #include <kunit/visibility.h>
 
+#include "sframe_attach.h"
 #include "sframe_registry.h"
 
 static int sframe_register_user(struct sframe_registration __user *ureg)
@@ -47,8 +49,10 @@ static int sframe_register_user(struct sframe_registration __user *ureg)
 
 /**
  * sframe_prctl() - hook: the SFrame options of prctl()
- * @option: PR_SFRAME_REGISTER or PR_SFRAME_UNREGISTER.
- * @arg2: the struct sframe_registration, or the text start to unregister.
+ * @option: PR_SFRAME_REGISTER, PR_SFRAME_UNREGISTER, PR_SFRAME_ATTACH or
+ *	PR_SFRAME_DETACH.
+ * @arg2: the struct sframe_registration, the text start to unregister,
+ *	the struct sframe_attachment, or the ELF file's descriptor to detach.
  * @arg3: must be 0.
  * @arg4: must be 0.
  * @arg5: must be 0.
@@ -65,6 +69,10 @@ int sframe_prctl(int option, unsigned long arg2, unsigned long arg3,
 		return sframe_register_user((struct sframe_registration __user *)arg2);
 	case PR_SFRAME_UNREGISTER:
 		return sframe_remove_explicit(current->mm, arg2);
+	case PR_SFRAME_ATTACH:
+		return sframe_attach_user((struct sframe_attachment __user *)arg2);
+	case PR_SFRAME_DETACH:
+		return sframe_detach_fd(arg2);
 	}
 	return -EINVAL;
 }

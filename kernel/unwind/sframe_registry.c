@@ -917,6 +917,8 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
 		set_bit(SFRAME_ENTRY_VDSO, &e->flags);
 	else if (sframe_add_explicit(add))
 		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
+	if (add->attached)
+		set_bit(SFRAME_ENTRY_ATTACHED, &e->flags);
 	e->file = add->file ? get_file(add->file) : NULL;
 	e->file_base = add->file_base;
 	e->sframe_start = add->sframe_start;
@@ -1488,6 +1490,8 @@ int sframe_mm_show(struct seq_file *m, struct mm_struct *mm)
 			seq_path(m, file_user_path(e->file), "\n");
 		else if (test_bit(SFRAME_ENTRY_VDSO, &e->flags))
 			seq_puts(m, "[vdso]");
+		else if (test_bit(SFRAME_ENTRY_ATTACHED, &e->flags))
+			seq_puts(m, "[attached]");
 		else
 			seq_puts(m, "[jit]");
 		seq_putc(m, '\n');

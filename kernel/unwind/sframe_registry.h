@@ -22,6 +22,7 @@ struct sframe_shared;
 #define SFRAME_ENTRY_VDSO	4	/* the vDSO's, registered at exec */
 #define SFRAME_ENTRY_GONE	5	/* lost its last range: put at the swap */
 #define SFRAME_ENTRY_REPLACED	6	/* being replaced: the writer's alone */
+#define SFRAME_ENTRY_ATTACHED	7	/* explicit, for a file's attachment */
 
 /* Bits of mm_struct.sframe_flags */
 #define SFRAME_MM_WANTED	0	/* registers its files' sections as mapped */
@@ -136,6 +137,8 @@ struct sframe_range_info {
  * @vdso: the section is the vDSO's (@file is NULL).
  * @replace: take the place of the registrations the text overlaps
  *	(SFRAME_REGISTER_REPLACE; explicit only).
+ * @attached: an explicit registration the kernel made for a file's
+ *	attachment (PR_SFRAME_ATTACH), so shown.
  */
 struct sframe_add {
 	struct file	*file;
@@ -148,6 +151,7 @@ struct sframe_add {
 	unsigned long	end;
 	bool		vdso;
 	bool		replace;
+	bool		attached;
 };
 
 int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add);

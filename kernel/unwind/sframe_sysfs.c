@@ -8,6 +8,7 @@
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
 
+#include "sframe_attach.h"
 #include "sframe_registry.h"
 #include "sframe_share.h"
 
@@ -43,11 +44,20 @@ static ssize_t shared_bytes_show(struct kobject *kobj,
 
 static struct kobj_attribute shared_bytes_attr = __ATTR_RO(shared_bytes);
 
+static ssize_t attached_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%ld\n", sframe_attached_count());
+}
+
+static struct kobj_attribute attached_attr = __ATTR_RO(attached);
+
 static struct attribute *sframe_attrs[] = {
 	&sections_attr.attr,
 	&private_bytes_attr.attr,
 	&shared_indexes_attr.attr,
 	&shared_bytes_attr.attr,
+	&attached_attr.attr,
 	NULL,
 };
 

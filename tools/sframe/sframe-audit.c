@@ -30,11 +30,23 @@
  * the system's.  Directories and entries are used only if they are ours
  * (or root's), no symbolic link, and writable by no one else.
  *
+ * Attaching (opt-in: the file /etc/sframe/attach exists, or
+ * SFRAME_AUDIT_ATTACH=1): a root process, while something may walk stacks,
+ * attaches each entry of the system cache it uses to its object
+ * (PR_SFRAME_ATTACH), so that the kernel registers it in every process
+ * that maps the object from then on, from exec on, before this module
+ * runs there; an object whose text the kernel has registered when this
+ * module looks is left to the kernel.  Attachments last until reboot or
+ * PR_SFRAME_DETACH; the next root process to use an entry attaches it
+ * again.
+ *
  * It never breaks the program: whatever fails is skipped.  Environment:
  *   SFRAME_AUDIT_CACHE=DIR   the cache in DIR (and nowhere else), made 0700
  *                            if missing; =0 or =off: no cache (ignored in
  *                            set-user-ID programs, as XDG_CACHE_HOME and
  *                            HOME are)
+ *   SFRAME_AUDIT_ATTACH=1    attach root's cache entries to their objects
+ *                            (see above; ignored in set-user-ID programs)
  *   SFRAME_AUDIT_VERBOSE=1   one line per object on stderr: name, FDEs,
  *                            bytes, microseconds of CPU time, what the
  *                            cache did (", cache hit", ", cache miss,
@@ -62,6 +74,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <uapi/linux/sframe.h>
@@ -72,6 +85,9 @@
 #ifndef PR_SFRAME_REGISTER
 #define PR_SFRAME_REGISTER	0x53460001
 #define PR_SFRAME_UNREGISTER	0x53460002
+#endif
+#ifndef PR_SFRAME_ATTACH
+#define PR_SFRAME_ATTACH	0x53460003
 #endif
 
 #if defined(__x86_64__)
@@ -89,6 +105,9 @@
 #define SFA_ALIGN	8
 
 #define SFA_EXPORT	__attribute__((__visibility__("default")))
+
+/* Its presence turns attaching on for every process (sfa_attach()) */
+#define SFA_ATTACH_FILE		"/etc/sframe/attach"
 
 /**
  * struct sfa_obj - what is kept for one object
@@ -128,6 +147,8 @@ static struct {
 	int		cache_fd[2];	/* searched in order; written: the last */
 	uid_t		cache_uid[2];	/* their owners */
 	bool		lock_waited;	/* waited once for the lock in vain */
+	bool		attach;		/* attach root's entries to their objects */
+	bool		no_attach;	/* PR_SFRAME_ATTACH refused for good */
 } cfg;
 
 static pthread_mutex_t sfa_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -154,6 +175,8 @@ static void sfa_config(void)
 	cfg.dump = getenv("SFRAME_AUDIT_DUMP");
 	if (cfg.dump && !*cfg.dump)
 		cfg.dump = NULL;
+	cfg.attach = !access(SFA_ATTACH_FILE, F_OK) ||
+		     (secure_getenv("SFRAME_AUDIT_ATTACH") && env_on("SFRAME_AUDIT_ATTACH"));
 	cfg.cache_env = secure_getenv("SFRAME_AUDIT_CACHE");
 	cfg.cache_on = !cfg.cache_env || (strcmp(cfg.cache_env, "0") &&
 					  strcmp(cfg.cache_env, "off"));
@@ -707,7 +730,28 @@ enum sfa_cache_res {
 	SFA_CACHE_BAD,		/* an entry that fails its checks */
 	SFA_CACHE_UNTRUSTED,	/* a link, someone else's, writable by others */
 	SFA_CACHE_NO_ROOM,	/* its address is taken */
+	SFA_CACHE_KERNEL,	/* taken by the kernel's mapping of it: attached */
 };
+
+/*
+ * Is the entry's first section already at @addr, mapped by the kernel from
+ * this very file (an attachment, PR_SFRAME_ATTACH: the kernel maps and
+ * registers it at exec or mmap, in a process whose stacks may be walked)?
+ * Compared, not trusted, and read with process_vm_readv(), which fails
+ * instead of faulting where nothing readable is mapped.
+ */
+static bool sfa_cache_kernel_has(int fd, uint64_t addr, uint64_t payload_off,
+				 uint64_t avail)
+{
+	uint8_t file[256], mem[sizeof(file)];
+	size_t n = avail < sizeof(file) ? avail : sizeof(file);
+	struct iovec local = { mem, n }, remote = { (void *)(uintptr_t)addr, n };
+
+	if (!n || pread(fd, file, n, payload_off) != (ssize_t)n)
+		return false;
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n &&
+	       !memcmp(file, mem, n);
+}
 
 /*
  * Maps @fname of @dirfd at the address its sections were made for, if it
@@ -747,9 +791,15 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, uid_t dir_uid, const char *fn
 	want = bias + sfa_cache_dist(bias, payload_off) - payload_off;
 	m = mmap((void *)(uintptr_t)want, maplen, PROT_READ,
 		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	if (m == MAP_FAILED) {
+		bool kernel = errno == EEXIST &&
+			      sfa_cache_kernel_has(fd, want + payload_off, payload_off,
+						   maplen - payload_off);
+
+		close(fd);
+		return kernel ? SFA_CACHE_KERNEL : SFA_CACHE_NO_ROOM;
+	}
 	close(fd);
-	if (m == MAP_FAILED)
-		return SFA_CACHE_NO_ROOM;
 	if ((uintptr_t)m != want) {	/* a kernel before 4.17 takes it as a hint */
 		munmap(m, maplen);
 		return SFA_CACHE_NO_ROOM;
@@ -838,6 +888,7 @@ static const char *const sfa_cache_str[] = {
 	[SFA_CACHE_BAD] = "bad entry",
 	[SFA_CACHE_UNTRUSTED] = "entry not trusted",
 	[SFA_CACHE_NO_ROOM] = "address taken",
+	[SFA_CACHE_KERNEL] = "entry attached",
 };
 
 /* What a lookup found, for the store that follows a miss */
@@ -880,6 +931,8 @@ static bool sfa_cache_get(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned in
 		if (r > lk->res)
 			lk->res = r;
 		snprintf(how, how_size, ", cache %s", sfa_cache_str[lk->res]);
+		if (r == SFA_CACHE_KERNEL)
+			break;
 	}
 	memset(c, 0, sizeof(*c));
 	return false;
@@ -967,6 +1020,55 @@ static const ElfW(Phdr) *sfa_own_sframe(const ElfW(Phdr) *phdr, unsigned int phn
 }
 
 /*
+ * Root's cache entries are root's files, readable by all: attached to
+ * their object (PR_SFRAME_ATTACH), they are registered by the kernel in
+ * every process that maps that version of it from then on, from its
+ * first instruction, this module or not.  Each entry is attached where it
+ * is mapped, made for that distance from the load bias, as the kernel
+ * maps it; an object already attached answers EEXIST.  The object's file
+ * must still be the one the entry was made from (the key's identity).
+ */
+static void sfa_attach(const struct sfa_obj *o, const struct sfa_lookup *lk,
+		       const struct sfa_conv *c, uint64_t payload_off, int64_t dist)
+{
+	struct sframe_attachment att = { .size = sizeof(att) };
+	struct stat st;
+	unsigned int i;
+	int elf, sec;
+
+	if (!cfg.attach || cfg.no_attach || geteuid() != 0 || lk->uid != 0)
+		return;
+	elf = open(o->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	sec = openat(lk->fd, lk->fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (elf < 0 || sec < 0 || fstat(elf, &st) || (uint64_t)st.st_dev != lk->k.dev ||
+	    (uint64_t)st.st_ino != lk->k.ino || (uint64_t)st.st_size != lk->k.size ||
+	    st.st_mtim.tv_sec != lk->k.mtime_sec || st.st_mtim.tv_nsec != lk->k.mtime_nsec)
+		goto out;
+	att.elf_fd = elf;
+	att.sframe_fd = sec;
+	for (i = 0; i < c->n; i++) {
+		att.sframe_off = payload_off + c->off[i];
+		att.sframe_size = c->size[i];
+		att.sframe_vaddr = (uint64_t)dist + c->off[i];
+		att.text_vaddr = c->text_start[i] - o->bias;
+		att.text_size = c->text_end[i] - c->text_start[i];
+		if (!prctl(PR_SFRAME_ATTACH, &att, 0, 0, 0) || errno == EEXIST)
+			continue;
+		/*
+		 * A kernel without it (EINVAL), a root without CAP_SYS_ADMIN
+		 * (EPERM), the limit (ENOSPC): not tried again in this process.
+		 */
+		cfg.no_attach = true;
+		break;
+	}
+out:
+	if (elf >= 0)
+		close(elf);
+	if (sec >= 0)
+		close(sec);
+}
+
+/*
  * Converts and registers one object's sections into @o.  Returns what to
  * say about it; @o->mem stays NULL when nothing is kept.
  */
@@ -1000,8 +1102,10 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	 */
 	if (sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
 		base = c.base;
-		goto reg;
+		goto cached;
 	}
+	if (lk.res == SFA_CACHE_KERNEL)
+		return "registered by the kernel";
 	/*
 	 * Objects with a section of their own store only where .eh_frame
 	 * fills a gap; finding that out is every process's work, so they
@@ -1012,7 +1116,7 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 		close(lock);
 		lock = -1;
 		base = c.base;
-		goto reg;
+		goto cached;
 	}
 	/* What is skipped has nothing to do with the cache: not said */
 	res = own ? sfe_find_eh_frame_fill(phdr, phnum, o->bias, sfa_at, &m, &eh) :
@@ -1041,20 +1145,24 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	}
 	if (stored) {
 		base = c.base;
-	} else {
-		len = c.total;
-		mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			   -1, 0);
-		if (mem == MAP_FAILED) {
-			result = "failed: mmap";
-			goto out;
-		}
-		base = mem;
-		sfa_emit(&c, base, (uintptr_t)base);
-		/* Nothing in the process has any business writing it from now on */
-		mprotect(mem, len, PROT_READ);
+		goto cached;
 	}
+	len = c.total;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		result = "failed: mmap";
+		goto out;
+	}
+	base = mem;
+	sfa_emit(&c, base, (uintptr_t)base);
+	/* Nothing in the process has any business writing it from now on */
+	mprotect(mem, len, PROT_READ);
+	goto reg;
 
+cached:
+	if (!own)
+		sfa_attach(o, &lk, &c, sfa_payload_off(),
+			   sfa_cache_dist(o->bias, sfa_payload_off()));
 reg:
 	for (i = 0; i < c.n; i++) {
 		struct sframe_registration reg = {

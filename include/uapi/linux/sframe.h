@@ -198,4 +198,69 @@ struct sframe_registration {
 /* Flags of struct sframe_registration */
 #define SFRAME_REGISTER_REPLACE	(1U << 0)	/* replace what the text overlaps */
 
+/*
+ * Attached sections: SFrame for an ELF file that has none, given once for
+ * the whole system by its administrator (CAP_SYS_ADMIN), so that every
+ * process that maps the file has it from its first instruction on, the
+ * dynamic loader's work before any library code runs included:
+ *
+ *	struct sframe_attachment att = {
+ *		.size = sizeof(att),
+ *		.elf_fd = ..., .sframe_fd = ...,
+ *		.sframe_off = ..., .sframe_size = ..., .sframe_vaddr = ...,
+ *		.text_vaddr = ..., .text_size = ...,
+ *	};
+ *	prctl(PR_SFRAME_ATTACH, &att, 0, 0, 0);
+ *	...
+ *	prctl(PR_SFRAME_DETACH, elf_fd, 0, 0, 0);
+ *
+ * The section is sframe_size bytes at sframe_off of the file sframe_fd,
+ * made for the address sframe_vaddr of the ELF file's virtual addresses
+ * (its PC-relative fields count from there), and describes the code at
+ * [text_vaddr, text_vaddr + text_size), which must lie within one
+ * executable PT_LOAD.  sframe_vaddr may lie outside the file's segments,
+ * below them too (it wraps as an unsigned sum with the load bias), but
+ * must be congruent to sframe_off modulo the page size.  Whenever that
+ * version of the ELF file is mapped executable, with no PT_GNU_SFRAME of
+ * its own, in a process whose stacks may be walked, the kernel maps the
+ * pages of sframe_fd that hold the section read-only at load bias +
+ * sframe_vaddr (where nothing is mapped yet: otherwise, or if the
+ * process may not map the file, that process goes without) and registers
+ * it as PR_SFRAME_REGISTER would, before the process runs an instruction
+ * of the new mapping.  The process sees an ordinary read-only mapping of
+ * the file and an explicit registration ("[attached]" in
+ * /proc/<pid>/sframe), which it may remove.
+ *
+ * The attachment is to that version of the file: a file rewritten or
+ * replaced (a package upgrade) has none.  The section's file must be a
+ * regular file that everyone may read and only its owner write, owned by
+ * root; the kernel holds both files open until PR_SFRAME_DETACH, which
+ * removes every attachment of the ELF file, or with (unsigned long)-1 for
+ * the descriptor every attachment (processes keep what they registered).
+ * Several attachments of one file may be made, for different text.
+ *
+ * Errors: EPERM (no CAP_SYS_ADMIN), EBADF (a descriptor not open, or the
+ * section's not open for reading), EINVAL (unknown flags, size below
+ * SFRAME_ATTACHMENT_SIZE_VER0, an empty or wrapping range, sframe_vaddr
+ * and sframe_off not congruent, not regular files, an ELF file whose
+ * version cannot be told apart from the next), EACCES (the section's file
+ * writable by others than root, or not readable by all), E2BIG (unknown
+ * non-zero fields), EEXIST (text overlapping an attachment of the same
+ * file), ENOSPC (as many attachments as allowed), ENOMEM.
+ * PR_SFRAME_DETACH: EPERM, EBADF, ENOENT when there is none to remove.
+ */
+struct sframe_attachment {
+	__u32	size;
+	__u32	flags;		/* must be 0 */
+	__s32	elf_fd;
+	__s32	sframe_fd;
+	__u64	sframe_off;
+	__u64	sframe_size;
+	__u64	sframe_vaddr;
+	__u64	text_vaddr;
+	__u64	text_size;
+};
+
+#define SFRAME_ATTACHMENT_SIZE_VER0	56
+
 #endif /* _UAPI_LINUX_SFRAME_H */

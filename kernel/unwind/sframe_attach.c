@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SFrame attached to ELF files that have none (PR_SFRAME_ATTACH).
+ *
+ * A distribution's binaries have no .sframe, and a library that makes
+ * SFrame from .eh_frame inside each process (tools/sframe's audit module)
+ * runs only once the dynamic loader has mapped and relocated everything:
+ * a profile of a system that starts many short processes loses the
+ * start-up of each.  An administrator converts each file once and
+ * attaches the result to that version of the file; from then on every
+ * process that maps it executable gets the section mapped and registered
+ * on its way back to user space, as a file's own PT_GNU_SFRAME is, before
+ * the loader's first instruction.
+ *
+ * The section stays in a file of its own, mapped read-only at the place
+ * it was made for, so the reader, the index shared between processes and
+ * every rule about what a process may unmap are those of an explicit
+ * registration: nothing here reads the section.  Only root may attach, a
+ * section in a file no one else can change: the section decides what
+ * other users' profiles show, not what their programs do.
+ */
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <uapi/linux/sframe.h>
+#include <kunit/visibility.h>
+
+#include "sframe_attach.h"
+#include "sframe_registry.h"
+
+#define SFRAME_ATTACH_BITS	6
+/* One exec PT_LOAD is the rule; a few more cover odd linker scripts. */
+#define SFRAME_ATTACH_PER_FILE	SFRAME_ELF_MAX_TEXT
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "sframe."
+
+/* Attachments the system may hold; each keeps two files open. */
+static unsigned int sframe_max_attached = 4096;
+module_param_named(max_attached, sframe_max_attached, uint, 0644);
+
+/**
+ * struct sframe_attach_layout - where an attached section and its text are
+ * @sframe_off: the section's offset in its file.
+ * @sframe_size: its size.
+ * @sframe_vaddr: the ELF virtual address it was made for.
+ * @text_vaddr: the code it describes, in ELF virtual addresses.
+ * @text_size: that code's length.
+ */
+struct sframe_attach_layout {
+	u64	sframe_off;
+	u64	sframe_size;
+	u64	sframe_vaddr;
+	u64	text_vaddr;
+	u64	text_size;
+};
+
+/**
+ * struct sframe_attached - one section attached to one version of a file
+ * @node: in sframe_attach_table, by inode.
+ * @version: the ELF file's version it is for.
+ * @elf: the ELF file, held open so that @version's inode stays that file.
+ * @sframe: the file holding the section.
+ * @l: where the section and its text are.
+ * @rcu: readers look it up without the mutex.
+ */
+struct sframe_attached {
+	struct hlist_node		node;
+	struct sframe_file_version	version;
+	struct file			*elf;
+	struct file			*sframe;
+	struct sframe_attach_layout	l;
+	struct rcu_head			rcu;
+};
+
+/* What a registration needs of an attachment, taken out of the table */
+struct sframe_attach_found {
+	struct file			*sframe;
+	struct sframe_attach_layout	l;
+};
+
+static DEFINE_MUTEX(sframe_attach_mutex);
+static DEFINE_HASHTABLE(sframe_attach_table, SFRAME_ATTACH_BITS);
+static unsigned int sframe_attach_nr;
+
+static unsigned long sframe_attach_hash(const struct inode *inode)
+{
+	return (unsigned long)inode;
+}
+
+/*
+ * The section's file decides what other users' stack traces show: one
+ * its owner alone may change, root, and that every process may map.
+ */
+static int sframe_attach_check_section(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if (!uid_eq(inode->i_uid, GLOBAL_ROOT_UID) ||
+	    (inode->i_mode & 0022) || !(inode->i_mode & 0004))
+		return -EACCES;
+	return 0;
+}
+
+/* The executable PT_LOAD of @info that holds all of [@vaddr, @vaddr + @size) */
+static const struct sframe_elf_segment *
+sframe_attach_segment(const struct sframe_elf_info *info, u64 vaddr, u64 size)
+{
+	unsigned int i;
+
+	for (i = 0; i < info->nr_text; i++) {
+		const struct sframe_elf_segment *seg = &info->text[i];
+
+		if (vaddr >= seg->vaddr && size <= seg->memsz &&
+		    vaddr - seg->vaddr <= seg->memsz - size)
+			return seg;
+	}
+	return NULL;
+}
+
+static bool sframe_attach_overlaps(const struct sframe_attached *a,
+				   const struct sframe_attached *b)
+{
+	return a->l.text_vaddr < b->l.text_vaddr + b->l.text_size &&
+	       b->l.text_vaddr < a->l.text_vaddr + a->l.text_size;
+}
+
+/* Add @new unless the limit or an overlapping attachment stops it */
+static int sframe_attach_insert(struct sframe_attached *new)
+{
+	unsigned long hash = sframe_attach_hash(new->version.inode);
+	struct sframe_attached *a;
+	unsigned int same = 0;
+
+	guard(mutex)(&sframe_attach_mutex);
+	if (sframe_attach_nr >= READ_ONCE(sframe_max_attached))
+		return -ENOSPC;
+	hash_for_each_possible(sframe_attach_table, a, node, hash) {
+		if (!sframe_file_version_eq(&a->version, &new->version))
+			continue;
+		if (sframe_attach_overlaps(a, new))
+			return -EEXIST;
+		same++;
+	}
+	if (same >= SFRAME_ATTACH_PER_FILE)
+		return -ENOSPC;
+	hash_add_rcu(sframe_attach_table, &new->node, hash);
+	WRITE_ONCE(sframe_attach_nr, sframe_attach_nr + 1);
+	return 0;
+}
+
+static void sframe_attached_free(struct sframe_attached *a)
+{
+	if (a->elf)
+		fput(a->elf);
+	if (a->sframe)
+		fput(a->sframe);
+	kfree(a);
+}
+
+/* fput() defers its work when called from an RCU callback. */
+static void sframe_attached_free_rcu(struct rcu_head *rcu)
+{
+	sframe_attached_free(container_of(rcu, struct sframe_attached, rcu));
+}
+
+/* Check @att against its files and the ELF file's headers, and fill in @a */
+static int sframe_attach_prepare(const struct sframe_attachment *att,
+				 struct sframe_attached *a)
+{
+	struct sframe_elf_info info;
+	u64 end;
+	int ret;
+
+	if (att->flags || !att->sframe_size || !att->text_size ||
+	    check_add_overflow(att->sframe_off, att->sframe_size, &end) ||
+	    check_add_overflow(att->text_vaddr, att->text_size, &end) ||
+	    (att->sframe_off & ~PAGE_MASK) != (att->sframe_vaddr & ~PAGE_MASK))
+		return -EINVAL;
+	a->elf = fget(att->elf_fd);
+	a->sframe = fget(att->sframe_fd);
+	if (!a->elf || !a->sframe)
+		return -EBADF;
+	ret = sframe_attach_check_section(a->sframe);
+	if (ret)
+		return ret;
+	if (!S_ISREG(file_inode(a->elf)->i_mode) ||
+	    !sframe_file_version(a->elf, &a->version))
+		return -EINVAL;
+	ret = sframe_elf_info(a->elf, &info);
+	if (ret)
+		return ret;
+	/* A file's own section would be registered instead, at every mapping. */
+	if (info.has_sframe)
+		return -EEXIST;
+	if (!sframe_attach_segment(&info, att->text_vaddr, att->text_size))
+		return -EINVAL;
+	a->l = (struct sframe_attach_layout){
+		.sframe_off = att->sframe_off,
+		.sframe_size = att->sframe_size,
+		.sframe_vaddr = att->sframe_vaddr,
+		.text_vaddr = att->text_vaddr,
+		.text_size = att->text_size,
+	};
+	return 0;
+}
+
+/**
+ * sframe_attach_user() - PR_SFRAME_ATTACH
+ * @uatt: the caller's struct sframe_attachment.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, or a negative error as include/uapi/linux/sframe.h lists.
+ */
+int sframe_attach_user(struct sframe_attachment __user *uatt)
+{
+	struct sframe_attachment att;
+	struct sframe_attached *a;
+	u32 size;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (get_user(size, &uatt->size))
+		return -EFAULT;
+	if (size < SFRAME_ATTACHMENT_SIZE_VER0)
+		return -EINVAL;
+	ret = copy_struct_from_user(&att, sizeof(att), uatt, size);
+	if (ret)
+		return ret;
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return -ENOMEM;
+	ret = sframe_attach_prepare(&att, a);
+	if (!ret)
+		ret = sframe_attach_insert(a);
+	if (ret)
+		sframe_attached_free(a);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_attach_user);
+
+/* Remove the attachments of @inode, or all for NULL; whether there were any */
+static bool sframe_detach_inode(const struct inode *inode)
+{
+	struct sframe_attached *a;
+	struct hlist_node *tmp;
+	bool found = false;
+	int bkt;
+
+	guard(mutex)(&sframe_attach_mutex);
+	hash_for_each_safe(sframe_attach_table, bkt, tmp, a, node) {
+		if (inode && a->version.inode != inode)
+			continue;
+		hash_del_rcu(&a->node);
+		WRITE_ONCE(sframe_attach_nr, sframe_attach_nr - 1);
+		call_rcu(&a->rcu, sframe_attached_free_rcu);
+		found = true;
+	}
+	return found;
+}
+
+/**
+ * sframe_detach_fd() - PR_SFRAME_DETACH
+ * @fd: a descriptor of the ELF file, or ULONG_MAX for every attachment
+ *	(those of files replaced since, which no descriptor reaches).
+ *
+ * Removes every attachment of the file's inode, those of versions before
+ * the current one included (they can match no mapping any more).
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EPERM, -EBADF, or -ENOENT when there was none.
+ */
+int sframe_detach_fd(unsigned long fd)
+{
+	struct file *file;
+	bool found;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (fd == ULONG_MAX)
+		return sframe_detach_inode(NULL) ? 0 : -ENOENT;
+	if (fd > INT_MAX)
+		return -EBADF;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	found = sframe_detach_inode(file_inode(file));
+	fput(file);
+	return found ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_detach_fd);
+
+/**
+ * sframe_attached_any() - has this version of @file an attachment?
+ * @file: a file being mapped executable.
+ *
+ * Context: Any context but NMI; takes no lock but RCU's.
+ * Return: true if PR_SFRAME_ATTACH gave it a section.
+ */
+bool sframe_attached_any(struct file *file)
+{
+	struct sframe_file_version v;
+	struct sframe_attached *a;
+	bool found = false;
+
+	if (!READ_ONCE(sframe_attach_nr) || !sframe_file_version(file, &v))
+		return false;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(sframe_attach_table, a, node,
+				   sframe_attach_hash(v.inode)) {
+		if (sframe_file_version_eq(&a->version, &v)) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* Copies of @file's attachments, each with a reference to its section's file */
+static unsigned int sframe_attached_of(struct file *file,
+				       struct sframe_attach_found *out)
+{
+	struct sframe_file_version v;
+	struct sframe_attached *a;
+	unsigned int n = 0;
+
+	if (!READ_ONCE(sframe_attach_nr) || !sframe_file_version(file, &v))
+		return 0;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(sframe_attach_table, a, node,
+				   sframe_attach_hash(v.inode)) {
+		if (n == SFRAME_ATTACH_PER_FILE)
+			break;
+		if (!sframe_file_version_eq(&a->version, &v))
+			continue;
+		/* Detach puts its files only after readers are done. */
+		out[n].sframe = get_file(a->sframe);
+		out[n].l = a->l;
+		n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* New mappings one section may need: pages it shares with others are there */
+#define SFRAME_ATTACH_PIECES	4
+
+/**
+ * struct sframe_attach_map - the mappings made for one section
+ * @start: start of each.
+ * @len: length of each.
+ * @n: how many.
+ */
+struct sframe_attach_map {
+	unsigned long	start[SFRAME_ATTACH_PIECES];
+	unsigned long	len[SFRAME_ATTACH_PIECES];
+	unsigned int	n;
+};
+
+/*
+ * What lies at @addr: the bytes from there that are already a read-only
+ * mapping of @file at page offset @pgoff on (another section's of the
+ * same file, or this one's from an earlier mapping of the text); 0 for a
+ * hole, which ends at *@next (at most @end); -EEXIST for anything else.
+ */
+static long sframe_attached_probe(struct mm_struct *mm, struct file *file,
+				  unsigned long addr, unsigned long end,
+				  unsigned long pgoff, unsigned long *next)
+{
+	struct vm_area_struct *vma;
+	long ret = -EEXIST;
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	vma = find_vma(mm, addr);
+	*next = end;
+	if (!vma || vma->vm_start >= end) {
+		ret = 0;
+	} else if (vma->vm_start > addr) {
+		*next = vma->vm_start;
+		ret = 0;
+	} else if (vma->vm_file && file_inode(vma->vm_file) == file_inode(file) &&
+		   (vma->vm_flags & (VM_READ | VM_WRITE)) == VM_READ &&
+		   vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT) == pgoff) {
+		ret = min(vma->vm_end, end) - addr;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/*
+ * Map the pages of @a's section file from page @pgoff on at [@map,
+ * @map + @len), where they are not mapped already; what is mapped here
+ * is noted in @made.
+ */
+static int sframe_attached_map(struct mm_struct *mm,
+			       const struct sframe_attach_found *a,
+			       unsigned long map, unsigned long len,
+			       unsigned long pgoff, struct sframe_attach_map *made)
+{
+	unsigned long addr = map, end = map + len, next, got, off;
+	long have;
+
+	while (addr < end) {
+		off = pgoff + ((addr - map) >> PAGE_SHIFT);
+		have = sframe_attached_probe(mm, a->sframe, addr, end, off, &next);
+		if (have < 0)
+			return have;
+		if (have) {
+			addr += have;
+			continue;
+		}
+		if (made->n == SFRAME_ATTACH_PIECES)
+			return -E2BIG;
+		got = vm_mmap(a->sframe, addr, next - addr, PROT_READ,
+			      MAP_PRIVATE | MAP_FIXED_NOREPLACE, off << PAGE_SHIFT);
+		if (got != addr) {
+			/* A kernel that took the address as a hint cannot be. */
+			if (!IS_ERR_VALUE(got))
+				vm_munmap(got, next - addr);
+			return IS_ERR_VALUE(got) ? (long)got : -EEXIST;
+		}
+		made->start[made->n] = addr;
+		made->len[made->n++] = next - addr;
+		addr = next;
+	}
+	return 0;
+}
+
+static void sframe_attached_unmap(const struct sframe_attach_map *made)
+{
+	unsigned int i;
+
+	for (i = 0; i < made->n; i++)
+		vm_munmap(made->start[i], made->len[i]);
+}
+
+/*
+ * Map @a's section where the mapping at @file_base puts it and register
+ * it for the part of its text in [@vm_start, @vm_end).
+ */
+static void sframe_attached_add(struct mm_struct *mm,
+				const struct sframe_attach_found *a,
+				unsigned long file_base, unsigned long vm_start,
+				unsigned long vm_end,
+				const struct sframe_elf_info *info)
+{
+	const struct sframe_elf_segment *seg;
+	unsigned long bias, text, sframe, map, len, pgoff, in_page;
+	struct sframe_attach_map made = {};
+	struct sframe_add add;
+
+	seg = sframe_attach_segment(info, a->l.text_vaddr, a->l.text_size);
+	if (!seg)
+		return;
+	/* Wrapping is harmless: the checks below and the reader refuse it. */
+	bias = file_base + seg->offset - seg->vaddr;
+	text = bias + a->l.text_vaddr;
+	sframe = bias + a->l.sframe_vaddr;
+	in_page = a->l.sframe_off & ~PAGE_MASK;
+	map = sframe - in_page;
+	len = PAGE_ALIGN(in_page + a->l.sframe_size);
+	pgoff = (a->l.sframe_off - in_page) >> PAGE_SHIFT;
+	if (max(text, vm_start) >= min(text + a->l.text_size, vm_end) ||
+	    sframe < in_page || map + len < map || map + len > TASK_SIZE)
+		return;
+
+	if (sframe_attached_map(mm, a, map, len, pgoff, &made)) {
+		sframe_attached_unmap(&made);
+		return;
+	}
+	add = (struct sframe_add){
+		.sframe_start = sframe,
+		.sframe_size = a->l.sframe_size,
+		.seg_start = text,
+		.seg_end = text + a->l.text_size,
+		.start = max(text, vm_start),
+		.end = min(text + a->l.text_size, vm_end),
+		.attached = true,
+	};
+	if (sframe_add_section(mm, &add))
+		sframe_attached_unmap(&made);
+}
+
+/**
+ * sframe_attached_register() - register what is attached to a mapped file
+ * @mm: the address space, current->mm.
+ * @file: a file without PT_GNU_SFRAME mapped executable.
+ * @file_base: the address of its offset 0 in the mapping.
+ * @vm_start: start of the executable mapping.
+ * @vm_end: its end.
+ * @info: @file's headers.
+ *
+ * Each attached section whose text the mapping holds is mapped from its
+ * file at the place it was made for and registered; one that cannot be
+ * mapped there (something else is) or registered is skipped, and what
+ * was mapped for it unmapped.
+ *
+ * Context: Process context, no mmap lock held; may sleep.
+ */
+void sframe_attached_register(struct mm_struct *mm, struct file *file,
+			      unsigned long file_base, unsigned long vm_start,
+			      unsigned long vm_end,
+			      const struct sframe_elf_info *info)
+{
+	struct sframe_attach_found found[SFRAME_ATTACH_PER_FILE];
+	unsigned int i, n = sframe_attached_of(file, found);
+
+	for (i = 0; i < n; i++) {
+		sframe_attached_add(mm, &found[i], file_base, vm_start, vm_end,
+				    info);
+		fput(found[i].sframe);
+	}
+}
+
+/**
+ * sframe_attached_count() - attachments in the system
+ *
+ * Return: how many PR_SFRAME_ATTACH made that no PR_SFRAME_DETACH removed.
+ */
+long sframe_attached_count(void)
+{
+	return READ_ONCE(sframe_attach_nr);
+}

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-attach: SFrame attached to a file that has none (PR_SFRAME_ATTACH).
+ * This program is built without SFrame and without frame pointers; the
+ * test runner made sf-attach.sframe beside it from its .eh_frame
+ * (sframe-gen --raw, made for SF_ATTACH_VADDR, 64 GiB below the load
+ * bias).  As root it
+ *   - tries what must fail: unknown flags, a short structure, a section
+ *     file others may write, text in no executable segment, a section
+ *     address not congruent to its offset, a file with SFrame of its own,
+ *     a closed descriptor, a section open only for writing, unknown
+ *     non-zero fields, one attachment past max_attached, a caller without
+ *     CAP_SYS_ADMIN, a detach of a file with nothing attached; none may
+ *     change the attachment count; and a detach of all, which must leave
+ *     none;
+ *   - attaches the section to each executable segment of this very file,
+ *     then runs itself again: the new process must find its text
+ *     registered before it walks anything (exec registered it: the driver
+ *     profiles its tests), and walk main > att_a > att_b > att_leaf whole,
+ *     by SFrame, though nothing in it registered anything;
+ *   - detaches, and runs itself again: now the same walk must fail (the
+ *     control: without the attachment, nothing finds these frames).
+ *
+ * sf-attach --audit MODULE: libsframe-audit.so attaches what it caches
+ * (SFRAME_AUDIT_ATTACH=1): see att_audit().
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/sframe.h>
+
+#include "sf_syscall.h"
+#include "sframe_test.h"
+
+#ifndef PR_SFRAME_ATTACH
+#define PR_SFRAME_ATTACH	0x53460003
+#define PR_SFRAME_DETACH	0x53460004
+#endif
+
+/* Where the runner made the section for: load bias - 64 GiB */
+#define SF_ATTACH_VADDR		(~0UL - (1UL << 36) + 1)
+#define SF_ATTACH_FRAMES	4
+
+static const char *const att_chain[SF_ATTACH_FRAMES] = {
+	"att_leaf", "att_b", "att_a", "main"
+};
+
+/*
+ * The function names of the first frames of this thread's stack.  The
+ * chain's functions are global, for dladdr() (-rdynamic) to name them.
+ */
+int att_leaf(char names[][32]);
+int att_b(char names[][32]);
+int att_a(char names[][32]);
+
+__attribute__((noinline)) int att_leaf(char names[][32])
+{
+	static char text[16384];
+	char *line, *save;
+	long n;
+	int fd, i = 0;
+
+	fd = open("/proc/thread-self/ustack", O_RDONLY);
+	if (!SF_CHECK(fd >= 0, "opening /proc/thread-self/ustack"))
+		return 0;
+	/* A system call of our own: the first frame is this function's */
+	n = sf_syscall4(SYS_pread64, fd, (long)text, sizeof(text) - 1, 0);
+	close(fd);
+	if (!SF_CHECK(n > 0, "reading /proc/thread-self/ustack"))
+		return 0;
+	text[n] = '\0';
+	for (line = strtok_r(text, "\n", &save); line && i < SF_ATTACH_FRAMES;
+	     line = strtok_r(NULL, "\n", &save), i++) {
+		unsigned long pc = strtoul(line, NULL, 16);
+		Dl_info dli;
+
+		sf_info("frame %d: %s", i, line);
+		/* A caller's frame holds a return address: the call is before it */
+		if (i)
+			pc--;
+		snprintf(names[i], 32, "%s",
+			 dladdr((void *)pc, &dli) && dli.dli_sname ? dli.dli_sname : "?");
+	}
+	return i;
+}
+
+__attribute__((noinline)) int att_b(char names[][32])
+{
+	int n = att_leaf(names);
+
+	__asm__ __volatile__("" ::: "memory");
+	return n;
+}
+
+__attribute__((noinline)) int att_a(char names[][32])
+{
+	int n = att_b(names);
+
+	__asm__ __volatile__("" ::: "memory");
+	return n;
+}
+
+/* Is the walk main > att_a > att_b > att_leaf, whole? */
+static bool att_walk_whole(void)
+{
+	char names[SF_ATTACH_FRAMES][32] = {};
+	int i, n = att_a(names);
+
+	for (i = 0; i < SF_ATTACH_FRAMES; i++)
+		if (i >= n || strcmp(names[i], att_chain[i]))
+			return false;
+	return true;
+}
+
+/* The line of /proc/self/sframe whose text holds @addr, or NULL */
+static const struct sf_line *att_line_of(const struct sf_set *got, unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < got->n; i++)
+		if (got->line[i].parsed && got->line[i].text_start <= addr &&
+		    addr < got->line[i].text_end)
+			return &got->line[i];
+	return NULL;
+}
+
+/* The new image: does its text have a registration, and does it walk? */
+static int att_child(bool attached, bool libc)
+{
+	unsigned long text = (unsigned long)att_leaf;
+	unsigned long in_libc = (unsigned long)dlsym(RTLD_DEFAULT, "getpid");
+	const struct sf_line *l;
+	struct sf_set got;
+	bool whole;
+
+	/*
+	 * Before any walk: the driver profiles its tests, so exec registered
+	 * what the new image mapped, the attached section with the rest.
+	 */
+	if (sf_read_self(&got, "child")) {
+		l = att_line_of(&got, text);
+		if (libc)
+			SF_CHECK(att_line_of(&got, in_libc),
+				 "the C library's text not registered at exec");
+		if (attached)
+			SF_CHECK(l, "attached: no registration of this program's text");
+		else
+			SF_CHECK(!l, "detached: '%s'", l ? l->text : "");
+		if (l) {
+			sf_info("registered: %s", l->text);
+			SF_CHECK(!strcmp(l->path, "[attached]"), "named '%s', not [attached]",
+				 l->path);
+		}
+		sf_set_free(&got);
+	}
+	whole = att_walk_whole();
+	if (attached)
+		SF_CHECK(whole, "attached: main > att_a > att_b > att_leaf not found");
+	else
+		SF_CHECK(!whole, "detached: the walk found the chain without SFrame");
+	return sf_failed ? 1 : 0;
+}
+
+static int att_run_child(const char *self, const char *mode)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(self, self, "--child", mode, (char *)NULL);
+		_exit(127);
+	}
+	if (!SF_CHECK(pid > 0, "fork: %s", strerror(errno)))
+		return -1;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Detach every object this process has loaded; how many had attachments */
+static int att_detach_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *name = info->dlpi_name;
+	int *n = data, fd;
+
+	(void)size;
+	fd = open(*name ? name : "/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (!prctl(PR_SFRAME_DETACH, fd, 0, 0, 0))
+		(*n)++;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Runs itself under libsframe-audit.so, attaching enabled, with stderr
+ * (its verbose lines) in @out; returns the exit status.
+ */
+static int att_run_audit(const char *self, const char *module, const char *out)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 2) < 0 || setenv("LD_PRELOAD", module, 1) ||
+		    setenv("SFRAME_AUDIT_ATTACH", "1", 1) ||
+		    setenv("SFRAME_AUDIT_VERBOSE", "1", 1) || unsetenv("SFRAME_AUDIT_CACHE"))
+			_exit(126);
+		execl(self, self, "--child", "audit", (char *)NULL);
+		_exit(127);
+	}
+	if (!SF_CHECK(pid > 0, "fork: %s", strerror(errno)))
+		return -1;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* How many lines of @path contain @what */
+static int att_count_lines(const char *path, const char *what)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		sf_info("module: %s", strtok(line, "\n"));
+		n += !!strstr(line, what);
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The module attaches what it caches as root: a first run under it stores
+ * and attaches this program's section, the C library's and the loader's;
+ * a process without the module then has them from exec on; a second run
+ * under the module leaves them to the kernel.  Then all is detached.
+ */
+static int att_audit(const char *module)
+{
+	char self[4096], path[4096], log[] = "/tmp/sf-attach-audit.log";
+	long before = sf_stat_get("attached"), now;
+	int detached = 0, fd;
+
+	if (!SF_CHECK(readlink("/proc/self/exe", self, sizeof(self) - 1) > 0, "readlink") ||
+	    !SF_CHECK(realpath(module, path), "%s: %s", module, strerror(errno)))
+		sf_exit();
+	self[sizeof(self) - 1] = '\0';
+	/* The system cache, root's: its entries are readable by all */
+	mkdir("/var", 0755);
+	mkdir("/var/cache", 0755);
+	mkdir("/var/cache/sframe", 0755);
+
+	SF_CHECK(att_run_audit(self, path, log) == 0, "the run under the module failed");
+	now = sf_stat_get("attached");
+	SF_CHECK(now >= before + 2, "%ld attachments after the module ran, %ld before",
+		 now, before);
+	SF_CHECK(att_run_child(self, "all") == 0, "the run after the module failed");
+	SF_CHECK(att_run_audit(self, path, log) == 0, "the second run under the module failed");
+	SF_CHECK(att_count_lines(log, "registered by the kernel") >= 2,
+		 "the second run under the module did not leave its objects to the kernel");
+
+	dl_iterate_phdr(att_detach_one, &detached);
+	/* The module attached its own file too, if it has no SFrame of its own */
+	fd = open(path, O_RDONLY);
+	if (fd >= 0 && !prctl(PR_SFRAME_DETACH, fd, 0, 0, 0))
+		detached++;
+	if (fd >= 0)
+		close(fd);
+	SF_CHECK(sf_stat_get("attached") == before, "%ld attachments after detaching %d, "
+		 "%ld before", sf_stat_get("attached"), detached, before);
+	SF_CHECK(att_run_child(self, "none") == 0, "the detached run failed");
+	unlink(log);
+	return sf_failed ? 1 : 0;
+}
+
+static int att_prctl(const struct sframe_attachment *att)
+{
+	return prctl(PR_SFRAME_ATTACH, att, 0, 0, 0) ? errno : 0;
+}
+
+/* @want from PR_SFRAME_ATTACH of @att, and no attachment made */
+static void att_refused(const char *what, const struct sframe_attachment *att, int want)
+{
+	long before = sf_stat_get("attached");
+	int err = att_prctl(att);
+
+	SF_CHECK(err == want, "%s: %s, expected %s", what, strerror(err), strerror(want));
+	SF_CHECK(sf_stat_get("attached") == before, "%s: the attachment count moved", what);
+}
+
+/* PR_SFRAME_ATTACH of @att in a child that is nobody, without capabilities */
+static int att_as_nobody(const struct sframe_attachment *att)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(126);
+		_exit(att_prctl(att));
+	}
+	if (pid < 0)
+		return -1;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A copy of @src that root owns, with @mode */
+static int att_copy(const char *src, const char *dst, mode_t mode)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY), out;
+	ssize_t n;
+
+	unlink(dst);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (in < 0 || out < 0)
+		goto fail;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			goto fail;
+	if (n < 0 || fchmod(out, mode))
+		goto fail;
+	close(in);
+	close(out);
+	return open(dst, O_RDONLY);
+fail:
+	sf_fail("copying %s to %s: %s", src, dst, strerror(errno));
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const ElfW(Phdr) *phdr = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	unsigned int i, phnum = getauxval(AT_PHNUM), segs = 0, first;
+	struct sframe_attachment att = { .size = sizeof(att) }, bad;
+	char self[4096], dir[4096], path[4200];
+	struct {
+		struct sframe_attachment att;
+		__u64 more;
+	} big = {};
+	int elf, sec, loose, other, wronly;
+	long before, max_attached;
+	struct stat st;
+
+	if (argc == 3 && !strcmp(argv[1], "--child")) {
+		/* Under the module: its constructor did the work */
+		if (!strcmp(argv[2], "audit"))
+			return 0;
+		return att_child(strcmp(argv[2], "none"), !strcmp(argv[2], "all"));
+	}
+	if (argc == 3 && !strcmp(argv[1], "--audit"))
+		return att_audit(argv[2]);
+
+	if (!SF_CHECK(readlink("/proc/self/exe", self, sizeof(self) - 1) > 0, "readlink"))
+		sf_exit();
+	self[sizeof(self) - 1] = '\0';
+	snprintf(dir, sizeof(dir), "%s", self);
+	*strrchr(dir, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/sf-attach.sframe", dir);
+	elf = open(self, O_RDONLY);
+	sec = att_copy(path, "/tmp/sf-attach.sframe", 0644);
+	loose = att_copy(path, "/tmp/sf-attach-loose.sframe", 0666);
+	snprintf(path, sizeof(path), "%s/sf-pie", dir);
+	other = open(path, O_RDONLY);
+	wronly = open("/tmp/sf-attach.sframe", O_WRONLY);
+	if (!SF_CHECK(elf >= 0 && sec >= 0 && loose >= 0 && other >= 0 && wronly >= 0 &&
+		      !fstat(sec, &st), "opening the files"))
+		sf_exit();
+	before = sf_stat_get("attached");
+	max_attached = sf_param_get("max_attached");
+
+	att.elf_fd = elf;
+	att.sframe_fd = sec;
+	att.sframe_size = st.st_size;
+	att.sframe_vaddr = SF_ATTACH_VADDR;
+
+	/* The first executable segment, for the refusals */
+	for (i = 0; i < phnum; i++)
+		if (phdr[i].p_type == PT_LOAD && (phdr[i].p_flags & PF_X))
+			break;
+	if (!SF_CHECK(i < phnum, "no executable PT_LOAD"))
+		sf_exit();
+	first = i;
+	att.text_vaddr = phdr[i].p_vaddr;
+	att.text_size = phdr[i].p_memsz;
+
+	bad = att;
+	bad.flags = 1;
+	att_refused("unknown flags", &bad, EINVAL);
+	bad = att;
+	bad.size = 8;
+	att_refused("short structure", &bad, EINVAL);
+	bad = att;
+	bad.sframe_fd = loose;
+	att_refused("section file writable by all", &bad, EACCES);
+	bad = att;
+	bad.text_vaddr = phdr[i].p_vaddr + phdr[i].p_memsz;
+	bad.text_size = 16;
+	att_refused("text past the segment", &bad, EINVAL);
+	bad = att;
+	bad.sframe_vaddr += 8;
+	att_refused("section address not congruent to its offset", &bad, EINVAL);
+	bad = att;
+	bad.elf_fd = other;
+	att_refused("a file with its own SFrame", &bad, EEXIST);
+	bad = att;
+	bad.elf_fd = 1000;
+	att_refused("a closed descriptor", &bad, EBADF);
+	bad = att;
+	bad.sframe_fd = wronly;
+	att_refused("a section open only for writing", &bad, EBADF);
+	big.att = att;
+	big.att.size = sizeof(big);
+	big.more = 1;
+	att_refused("unknown non-zero fields", &big.att, E2BIG);
+	if (SF_CHECK(!sf_param_set("max_attached", before), "setting max_attached")) {
+		att_refused("past max_attached", &att, ENOSPC);
+		sf_param_set("max_attached", max_attached);
+	}
+	SF_CHECK(att_as_nobody(&att) == EPERM, "nobody attached, or failed otherwise");
+	SF_CHECK(prctl(PR_SFRAME_DETACH, elf, 0, 0, 0) && errno == ENOENT,
+		 "detach of nothing: %s", strerror(errno));
+
+	for (i = 0; i < phnum; i++) {
+		if (phdr[i].p_type != PT_LOAD || !(phdr[i].p_flags & PF_X))
+			continue;
+		att.text_vaddr = phdr[i].p_vaddr;
+		att.text_size = phdr[i].p_memsz;
+		SF_CHECK(!att_prctl(&att), "attach: %s", strerror(errno));
+		att_refused("the same text again", &att, EEXIST);
+		segs++;
+	}
+	SF_CHECK(sf_stat_get("attached") == before + segs, "attached: %ld, expected %ld",
+		 sf_stat_get("attached"), before + segs);
+	SF_CHECK(att_run_child(self, "attached") == 0, "the attached run failed");
+
+	SF_CHECK(!prctl(PR_SFRAME_DETACH, elf, 0, 0, 0), "detach: %s", strerror(errno));
+	SF_CHECK(sf_stat_get("attached") == before, "detached: %ld attachments, expected %ld",
+		 sf_stat_get("attached"), before);
+	/* Again, and all of them at once: one left, then none */
+	att.text_vaddr = phdr[first].p_vaddr;
+	att.text_size = phdr[first].p_memsz;
+	SF_CHECK(!att_prctl(&att), "attach again: %s", strerror(errno));
+	SF_CHECK(!prctl(PR_SFRAME_DETACH, -1UL, 0, 0, 0), "detach all: %s", strerror(errno));
+	SF_CHECK(sf_stat_get("attached") == 0, "detached all: %ld attachments",
+		 sf_stat_get("attached"));
+	SF_CHECK(prctl(PR_SFRAME_DETACH, -1UL, 0, 0, 0) && errno == ENOENT,
+		 "detach all of nothing: %s", strerror(errno));
+	SF_CHECK(att_run_child(self, "none") == 0, "the detached run failed");
+	close(wronly);
+	unlink("/tmp/sf-attach.sframe");
+	unlink("/tmp/sf-attach-loose.sframe");
+	return sf_failed ? 1 : 0;
+}
