@@ -25,6 +25,7 @@
  * (SFRAME_AUDIT_ATTACH=1): see att_audit().
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -245,6 +246,26 @@ static int att_count_lines(const char *path, const char *what)
 	return n;
 }
 
+static const char *const att_cache_dirs[] = { "/var", "/var/cache", "/var/cache/sframe" };
+
+/* Empty and remove the directories of att_cache_dirs this test made */
+static void att_cache_remove(const bool *made)
+{
+	struct dirent *d;
+	DIR *dir;
+	int i;
+
+	if (made[2] && (dir = opendir(att_cache_dirs[2]))) {
+		while ((d = readdir(dir)))
+			if (d->d_name[0] != '.')
+				unlinkat(dirfd(dir), d->d_name, 0);
+		closedir(dir);
+	}
+	for (i = ARRAY_SIZE(att_cache_dirs) - 1; i >= 0; i--)
+		if (made[i])
+			rmdir(att_cache_dirs[i]);
+}
+
 /*
  * The module attaches what it caches as root: a first run under it stores
  * and attaches this program's section, the C library's and the loader's;
@@ -255,16 +276,21 @@ static int att_audit(const char *module)
 {
 	char self[4096], path[4096], log[] = "/tmp/sf-attach-audit.log";
 	long before = sf_stat_get("attached"), now;
+	bool made[ARRAY_SIZE(att_cache_dirs)];
 	int detached = 0, fd;
+	unsigned int i;
 
 	if (!SF_CHECK(readlink("/proc/self/exe", self, sizeof(self) - 1) > 0, "readlink") ||
 	    !SF_CHECK(realpath(module, path), "%s: %s", module, strerror(errno)))
 		sf_exit();
 	self[sizeof(self) - 1] = '\0';
-	/* The system cache, root's: its entries are readable by all */
-	mkdir("/var", 0755);
-	mkdir("/var/cache", 0755);
-	mkdir("/var/cache/sframe", 0755);
+	/*
+	 * The system cache, root's: its entries are readable by all.  What
+	 * this test makes of it goes at its end: the tests after it run
+	 * without a system cache, as before.
+	 */
+	for (i = 0; i < ARRAY_SIZE(att_cache_dirs); i++)
+		made[i] = !mkdir(att_cache_dirs[i], 0755);
 
 	SF_CHECK(att_run_audit(self, path, log) == 0, "the run under the module failed");
 	now = sf_stat_get("attached");
@@ -286,6 +312,7 @@ static int att_audit(const char *module)
 		 "%ld before", sf_stat_get("attached"), detached, before);
 	SF_CHECK(att_run_child(self, "none") == 0, "the detached run failed");
 	unlink(log);
+	att_cache_remove(made);
 	return sf_failed ? 1 : 0;
 }
 
