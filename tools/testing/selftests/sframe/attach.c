@@ -255,7 +255,8 @@ static void att_cache_remove(const bool *made)
 	DIR *dir;
 	int i;
 
-	if (made[2] && (dir = opendir(att_cache_dirs[2]))) {
+	dir = made[2] ? opendir(att_cache_dirs[2]) : NULL;
+	if (dir) {
 		while ((d = readdir(dir)))
 			if (d->d_name[0] != '.')
 				unlinkat(dirfd(dir), d->d_name, 0);
@@ -308,8 +309,8 @@ static int att_audit(const char *module)
 		detached++;
 	if (fd >= 0)
 		close(fd);
-	SF_CHECK(sf_stat_get("attached") == before, "%ld attachments after detaching %d, "
-		 "%ld before", sf_stat_get("attached"), detached, before);
+	SF_CHECK(sf_stat_get("attached") == before, "%ld attachments after detaching %d, %ld before",
+		 sf_stat_get("attached"), detached, before);
 	SF_CHECK(att_run_child(self, "none") == 0, "the detached run failed");
 	unlink(log);
 	att_cache_remove(made);

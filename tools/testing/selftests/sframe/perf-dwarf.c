@@ -539,6 +539,23 @@ static bool dw_through_resolver(const struct dw_frame *d, unsigned int nd)
 	return false;
 }
 
+/*
+ * A sample left out by its PC alone: counted in *@n, and in *@alike when
+ * the two stacks agree all the same; the first that does not is shown.
+ */
+static void dw_leave_by_pc(const struct dw_sample *s, const struct dw_frame *d,
+			   unsigned int nd, unsigned int main_at, unsigned int *n,
+			   unsigned int *alike)
+{
+	unsigned int adjusted = 0;
+	bool exact = main_at < nd && dw_exact(s, d, main_at + 1, &adjusted);
+
+	(*n)++;
+	*alike += exact;
+	if (!exact && *n - *alike == 1)
+		dw_show(s, d, nd);
+}
+
 static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame *d,
 		       unsigned int nd, bool cut)
 {
@@ -566,6 +583,18 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		return;
 	}
 	/*
+	 * KNOWN FAILURE, told by the PC: in the program's .plt.got (x86_64's
+	 * stubs of functions bound at start, `jmp *GOT`, which push nothing)
+	 * GNU ld's SFrame says CFA = SP + 16, where the stub's .eh_frame, the
+	 * CIE's rule, says SP + 8: the walk takes the word above the return
+	 * address for it (seen: __cxa_finalize@plt at exit, 1 sample in
+	 * 3,488).  Wrong where ld writes it.
+	 */
+	if (s->pc >= dw_pltgot_lo && s->pc < dw_pltgot_hi) {
+		dw_leave_by_pc(s, d, nd, main_at, &t->pltgot, &t->pltgot_alike);
+		return;
+	}
+	/*
 	 * At a PC no CFI describes DWARF has nothing to go by: libdw falls
 	 * back on the frame pointer, which at a function's first
 	 * instructions skips the caller (glibc's _fini, tail-called from
@@ -575,29 +604,8 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	 * .eh_frame, whatever either stack holds; counted with how many
 	 * agree, and the first that differs shown.
 	 */
-	/*
-	 * KNOWN FAILURE, told by the PC: in the program's .plt.got (x86_64's
-	 * stubs of functions bound at start, `jmp *GOT`, which push nothing)
-	 * GNU ld's SFrame says CFA = SP + 16, where the stub's .eh_frame, the
-	 * CIE's rule, says SP + 8: the walk takes the word above the return
-	 * address for it (seen: __cxa_finalize@plt at exit, 1 sample in
-	 * 3,488).  Wrong where ld writes it; counted, bounded, the first
-	 * that differs shown.
-	 */
-	if (s->pc >= dw_pltgot_lo && s->pc < dw_pltgot_hi) {
-		exact = main_at < nd && dw_exact(s, d, main_at + 1, &adjusted);
-		t->pltgot++;
-		t->pltgot_alike += exact;
-		if (!exact && t->pltgot - t->pltgot_alike == 1)
-			dw_show(s, d, nd);
-		return;
-	}
 	if (dw_without_cfi(s->pc)) {
-		exact = main_at < nd && dw_exact(s, d, main_at + 1, &adjusted);
-		t->no_cfi++;
-		t->no_cfi_alike += exact;
-		if (!exact && t->no_cfi - t->no_cfi_alike == 1)
-			dw_show(s, d, nd);
+		dw_leave_by_pc(s, d, nd, main_at, &t->no_cfi, &t->no_cfi_alike);
 		return;
 	}
 	/*

@@ -846,9 +846,9 @@ static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 /* sf-attach's first executable segment, from its file; false if none */
 static bool sf_attach_setup(void)
 {
-	static char prog[4096], sec[4096 + 8];
 	ElfW(Ehdr) eh;
 	ElfW(Phdr) ph;
+	static char prog[4096], sec[4096 + 8];
 	struct stat st;
 	int elf, fd, out;
 	char *slash;
