@@ -40,13 +40,12 @@
  * PR_SFRAME_DETACH; the next root process to use an entry attaches it
  * again.
  *
- * It never breaks the program: whatever fails is skipped.  Environment:
+ * It never breaks the program: whatever fails is skipped.  Environment
+ * (none of it read in secure-execution mode, see below):
  *   SFRAME_AUDIT_CACHE=DIR   the cache in DIR (and nowhere else), made 0700
- *                            if missing; =0 or =off: no cache (ignored in
- *                            set-user-ID programs, as XDG_CACHE_HOME and
- *                            HOME are)
+ *                            if missing; =0 or =off: no cache
  *   SFRAME_AUDIT_ATTACH=1    attach root's cache entries to their objects
- *                            (see above; ignored in set-user-ID programs)
+ *                            (see above)
  *   SFRAME_AUDIT_VERBOSE=1   one line per object on stderr: name, FDEs,
  *                            bytes, microseconds of CPU time, what the
  *                            cache did (", cache hit", ", cache miss,
@@ -55,9 +54,21 @@
  *   SFRAME_AUDIT_DRY_RUN=1   convert, but do not register (kernels
  *                            without PR_SFRAME_REGISTER)
  *   SFRAME_AUDIT_DUMP=DIR    (tests) write each section to DIR, listed in
- *                            DIR/index
+ *                            DIR/index; DIR must be the real user's own,
+ *                            writable by no one else
+ *
+ * Secure-execution mode (AT_SECURE: set-user-ID, set-group-ID, file
+ * capabilities; /etc/ld.so.preload loads the module there too): the
+ * environment is the caller's and the privileges are not, so none of the
+ * above is read, /etc/sframe/attach neither, nothing is converted,
+ * written, locked, attached or said.  The one thing done is to register
+ * the sections of root's system cache, read-only, where it holds an entry
+ * for an object (root's own runs of a program store them).  Every object
+ * is named by its mapping (device and inode), never by its name alone.
+ * docs/audit-threat-model.md says what the module trusts and why.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -71,10 +82,12 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include <uapi/linux/sframe.h>
@@ -120,6 +133,7 @@
  * @nreg: registrations made.
  * @text: the text start of each (what PR_SFRAME_UNREGISTER takes).
  * @seen: found again by the preload mode's last scan.
+ * @exe: the program, named by AT_EXECFN (its file: /proc/self/exe).
  */
 struct sfa_obj {
 	struct sfa_obj	*next;
@@ -131,14 +145,18 @@ struct sfa_obj {
 	unsigned int	nreg;
 	uint64_t	text[SFA_MAX_SEGS];
 	bool		seen;
+	bool		exe;
 };
 
 static struct {
 	bool		read;
+	bool		secure;		/* AT_SECURE: no environment, no writes */
 	bool		verbose;
 	bool		dry_run;
 	bool		no_kernel;	/* prctl probe said EINVAL */
 	const char	*dump;
+	bool		dump_opened;
+	int		dump_fd;
 	unsigned int	dumped;
 	bool		cache_on;
 	const char	*cache_env;	/* SFRAME_AUDIT_CACHE's directory */
@@ -146,7 +164,6 @@ static struct {
 	unsigned int	ncache;
 	int		cache_fd[2];	/* searched in order; written: the last */
 	uid_t		cache_uid[2];	/* their owners */
-	bool		lock_waited;	/* waited once for the lock in vain */
 	bool		attach;		/* attach root's entries to their objects */
 	bool		no_attach;	/* PR_SFRAME_ATTACH refused for good */
 } cfg;
@@ -170,18 +187,28 @@ static void sfa_config(void)
 	if (cfg.read)
 		return;
 	cfg.read = true;
-	cfg.verbose = env_on("SFRAME_AUDIT_VERBOSE");
-	cfg.dry_run = env_on("SFRAME_AUDIT_DRY_RUN");
-	cfg.dump = getenv("SFRAME_AUDIT_DUMP");
-	if (cfg.dump && !*cfg.dump)
-		cfg.dump = NULL;
-	cfg.attach = !access(SFA_ATTACH_FILE, F_OK) ||
-		     (secure_getenv("SFRAME_AUDIT_ATTACH") && env_on("SFRAME_AUDIT_ATTACH"));
-	cfg.cache_env = secure_getenv("SFRAME_AUDIT_CACHE");
-	cfg.cache_on = !cfg.cache_env || (strcmp(cfg.cache_env, "0") &&
-					  strcmp(cfg.cache_env, "off"));
-	if (cfg.cache_env && (!cfg.cache_on || !*cfg.cache_env))
-		cfg.cache_env = NULL;
+	cfg.cache_on = true;
+	/*
+	 * A set-user-ID root program started by a user: glibc leaves these
+	 * variables in its environment (it strips only its own list), and
+	 * each would let the caller steer what root writes, where, or what
+	 * it tells about the process.  None is read; the rest of the module
+	 * keys off cfg.secure for what it does not do.
+	 */
+	cfg.secure = getauxval(AT_SECURE) != 0;
+	if (!cfg.secure) {
+		cfg.verbose = env_on("SFRAME_AUDIT_VERBOSE");
+		cfg.dry_run = env_on("SFRAME_AUDIT_DRY_RUN");
+		cfg.dump = getenv("SFRAME_AUDIT_DUMP");
+		if (cfg.dump && !*cfg.dump)
+			cfg.dump = NULL;
+		cfg.attach = !access(SFA_ATTACH_FILE, F_OK) || env_on("SFRAME_AUDIT_ATTACH");
+		cfg.cache_env = getenv("SFRAME_AUDIT_CACHE");
+		cfg.cache_on = !cfg.cache_env || (strcmp(cfg.cache_env, "0") &&
+						  strcmp(cfg.cache_env, "off"));
+		if (cfg.cache_env && (!cfg.cache_on || !*cfg.cache_env))
+			cfg.cache_env = NULL;
+	}
 	/*
 	 * A kernel with the feature answers ENOENT (nothing registered at 0);
 	 * one without, EINVAL: then nothing is converted at all, and the
@@ -262,22 +289,63 @@ static const void *sfa_at(void *ctx, uint64_t addr, size_t len)
 	return (const void *)(uintptr_t)addr;
 }
 
+/*
+ * May a file grow to @size bytes?  Past RLIMIT_FSIZE, write() raises
+ * SIGXFSZ, whose default kills the program: a limit its caller set
+ * (ulimit -f) must cost a store, never the process.
+ */
+static bool sfa_fsize_ok(uint64_t size)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	       size <= rl.rlim_cur;
+}
+
+/*
+ * SFRAME_AUDIT_DUMP's directory, opened once: no link, owned by the real
+ * user and writable by no one else, or nothing is dumped.  Whoever else
+ * could write in it could make this process write where they like (a
+ * link named index), as its user.
+ */
+static int sfa_dump_dir(void)
+{
+	struct stat st;
+	int fd;
+
+	if (cfg.dump_opened)
+		return cfg.dump_fd;
+	cfg.dump_opened = true;
+	cfg.dump_fd = -1;
+	fd = open(cfg.dump, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) || st.st_uid != getuid() || (st.st_mode & 022))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 && cfg.verbose)
+		say("sframe-audit dump: %s: not used (not a directory of the user's own)",
+		    cfg.dump);
+	cfg.dump_fd = fd;
+	return fd;
+}
+
 static void sfa_dump(const char *name, uint64_t bias, uint64_t text_start,
 		     uint64_t text_end, const void *sec, size_t size, unsigned int fdes)
 {
-	char path[4096], line[4352];
-	int fd, n;
+	char fname[64], line[4352];
+	int dir = sfa_dump_dir(), fd, n;
+	struct stat st;
 
+	if (dir < 0 || !sfa_fsize_ok(size))
+		return;
 	/*
 	 * A new name, not an old one overwritten: a program that execs keeps
 	 * its pid, and the next one's count starts at 0 again.
 	 */
 	do {
-		n = snprintf(path, sizeof(path), "%s/%d-%u.sframe", cfg.dump,
-			     (int)getpid(), cfg.dumped++);
-		if (n < 0 || (size_t)n >= sizeof(path))
-			return;
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		snprintf(fname, sizeof(fname), "%d-%u.sframe", (int)getpid(), cfg.dumped++);
+		fd = openat(dir, fname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0644);
 	} while (fd < 0 && errno == EEXIST && cfg.dumped < 100000);
 	if (fd < 0)
 		return;
@@ -285,16 +353,18 @@ static void sfa_dump(const char *name, uint64_t bias, uint64_t text_start,
 	close(fd);
 	if (!n)
 		return;
-	n = snprintf(line, sizeof(line), "%s %#" PRIx64 " %#" PRIx64 " %#" PRIx64
-		     " %#" PRIxPTR " %zu %u %s\n", path, bias, text_start, text_end,
+	n = snprintf(line, sizeof(line), "%s/%s %#" PRIx64 " %#" PRIx64 " %#" PRIx64
+		     " %#" PRIxPTR " %zu %u %s\n", cfg.dump, fname, bias, text_start, text_end,
 		     (uintptr_t)sec, size, fdes, name);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
-	snprintf(path, sizeof(path), "%s/index", cfg.dump);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/* Appended to by every process of a run: only the user's own file */
+	fd = openat(dir, "index", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	if (write(fd, line, n) < 0)
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    st.st_nlink == 1 && sfa_fsize_ok((uint64_t)st.st_size + n) && write(fd, line, n) < 0)
 		n = 0;
 	close(fd);
 }
@@ -432,19 +502,19 @@ static void sfa_emit(const struct sfa_conv *c, uint8_t *buf, uint64_t addr)
  * converted again and replaced (atomically: a temporary file in the same
  * directory, renamed over it).  The kernel checks the sections as hostile
  * anyway; the checksum is for what the kernel cannot see, a section for
- * the wrong code.  A miss is converted under the directory's lock, so that
- * processes starting together store one entry and share it (see
- * sfa_cache_lock()).
+ * the wrong code.  A miss is stored under the directory's lock, never
+ * waited for, so that processes starting together mostly store one entry
+ * and share it (see sfa_cache_lock()); the directory is bounded in size.
  *
  * An object's identity: its file's device, inode, size and modification
  * time (the same path with new content is a new entry), and its GNU
- * build-id if it has one, read from the mapped object rather than the
- * file: a library replaced between its mapping and our stat() is then
- * not stored under the new file's name with the old file's sections
- * (without a build-id that window stays open; package managers install
- * by rename, a new inode, before the next process maps it).  The
- * build-id alone is not enough: a copy patched in place keeps it.
- * Objects without a file (the vDSO) are converted every time: microseconds.
+ * build-id if it has one, read from the mapped object.  The file is the
+ * one mapped, by the device and inode the kernel gives for the mapping:
+ * a name opened that leads elsewhere (a library replaced since it was
+ * mapped, a link to the program swapped) is neither stored nor attached
+ * (sfa_key_of()).  The build-id alone is not enough: a copy patched in
+ * place keeps it.  Objects without a file (the vDSO) are converted every
+ * time: microseconds.
  */
 #define SFA_CACHE_MAGIC		"SFRMCACH"
 /* Bump when the file layout or sframe-gen's output changes */
@@ -570,24 +640,104 @@ static void sfa_build_id(const ElfW(Phdr) *phdr, unsigned int phnum, uint64_t bi
 	}
 }
 
-/* False: the object has no file to name it by, nothing is cached */
-static bool sfa_key_of(const char *name, const ElfW(Phdr) *phdr, unsigned int phnum,
-		       uint64_t bias, struct sfa_key *k)
-{
-	struct stat st;
+#ifndef PROCMAP_QUERY
+/* <linux/fs.h> of 6.11 on: one mapping of /proc/PID/maps, by address */
+struct procmap_query {
+	uint64_t	size;
+	uint64_t	query_flags;
+	uint64_t	query_addr;
+	uint64_t	vma_start;
+	uint64_t	vma_end;
+	uint64_t	vma_flags;
+	uint64_t	vma_page_size;
+	uint64_t	vma_offset;
+	uint64_t	inode;
+	uint32_t	dev_major;
+	uint32_t	dev_minor;
+	uint32_t	vma_name_size;
+	uint32_t	build_id_size;
+	uint64_t	vma_name_addr;
+	uint64_t	build_id_addr;
+};
 
-	memset(k, 0, sizeof(*k));
-	if (!*name || stat(name, &st) || !S_ISREG(st.st_mode))
+#define PROCMAP_QUERY	_IOWR('f', 17, struct procmap_query)
+#endif
+
+/*
+ * One line of /proc/self/maps ("start-end perms offset major:minor inode
+ * path"): 1 if it holds @addr (@dev, @ino set), 0 if it is before it, -1
+ * if past it (the lines go up by address: nothing holds it).
+ */
+static int sfa_maps_line(const char *line, uintptr_t addr, dev_t *dev, ino_t *ino)
+{
+	unsigned long long start, end, inode;
+	unsigned int major, minor;
+
+	if (sscanf(line, "%llx-%llx %*s %*x %x:%x %llu", &start, &end, &major, &minor,
+		   &inode) != 5)
+		return 0;
+	if (addr < start)
+		return -1;
+	if (addr >= end)
+		return 0;
+	*dev = makedev(major, minor);
+	*ino = inode;
+	return 1;
+}
+
+/* Kernels before 6.11: the text of /proc/self/maps, line by line */
+static bool sfa_maps_find(int fd, uintptr_t addr, dev_t *dev, ino_t *ino)
+{
+	char buf[4096], *p, *nl;
+	bool head = true;	/* buf starts at the start of a line */
+	size_t have = 0;
+	ssize_t n;
+	int r = 0;
+
+	while (r == 0 && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += n;
+		buf[have] = 0;
+		for (p = buf; r == 0 && (nl = memchr(p, '\n', buf + have - p)); p = nl + 1) {
+			*nl = 0;
+			if (head)
+				r = sfa_maps_line(p, addr, dev, ino);
+			head = true;
+		}
+		have -= p - buf;
+		memmove(buf, p, have);
+		/* A line longer than buf (its path): the fields are in its head */
+		if (r == 0 && have == sizeof(buf) - 1) {
+			if (head)
+				r = sfa_maps_line(buf, addr, dev, ino);
+			head = false;
+			have = 0;
+		}
+	}
+	return r == 1;
+}
+
+/*
+ * The device and inode of the file mapped at @addr, as the kernel has it:
+ * what a name no longer says once someone renames or relinks it.  False
+ * if nothing, or nothing from a file, is mapped there.
+ */
+static bool sfa_mapped_file(uintptr_t addr, dev_t *dev, ino_t *ino)
+{
+	struct procmap_query q = { .size = sizeof(q), .query_addr = addr };
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
 		return false;
-	k->version = SFA_CACHE_VERSION;
-	k->arch = SFA_ARCH;
-	k->dev = st.st_dev;
-	k->ino = st.st_ino;
-	k->size = st.st_size;
-	k->mtime_sec = st.st_mtim.tv_sec;
-	k->mtime_nsec = st.st_mtim.tv_nsec;
-	sfa_build_id(phdr, phnum, bias, k);
-	return true;
+	if (!ioctl(fd, PROCMAP_QUERY, &q)) {
+		*dev = makedev(q.dev_major, q.dev_minor);
+		*ino = q.inode;
+		ok = true;
+	} else {
+		ok = errno == ENOTTY && sfa_maps_find(fd, addr, dev, ino);
+	}
+	close(fd);
+	return ok && *ino;
 }
 
 /* "libc.so.6-<hash of the key>.sframe": readable, and one per identity */
@@ -601,18 +751,80 @@ static void sfa_cache_name(const char *name, const struct sfa_key *k, char *buf,
 }
 
 /*
- * A cache directory we may trust: not a symbolic link, owned by us or by
- * root (the system cache), writable by no one else.  Created if missing,
+ * The object's file and its identity, and the name of its entry: the
+ * file its name leads to if, and only if, it is the very file mapped at
+ * the object's text.  A library's name is the loader's; the program's is
+ * AT_EXECFN, the path its caller gave execve(), which its caller may have
+ * pointed at another file since (a link swapped, to make a root process
+ * store or attach one file's sections for another), and which names the
+ * script, not the interpreter mapped, for #!: the program is opened as
+ * /proc/self/exe instead.  Opened O_PATH and compared before anything
+ * else: no device's open() runs, nothing is read.  Returns that
+ * descriptor, or -1: no file (the vDSO, a file since deleted) or, with
+ * *@moved, a name that leads to another file; then nothing is cached or
+ * attached for the object.
+ */
+static int sfa_key_of(const struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
+		      struct sfa_key *k, char *fname, size_t fname_size, bool *moved)
+{
+	const char *path = o->exe ? "/proc/self/exe" : o->name, *base = o->name;
+	const ElfW(Phdr) *text = NULL;
+	char exe[4096];
+	struct stat st;
+	unsigned int i;
+	ssize_t n;
+	dev_t dev;
+	ino_t ino;
+	int fd;
+
+	memset(k, 0, sizeof(*k));
+	for (i = 0; i < phnum && !text; i++)
+		if (phdr[i].p_type == PT_LOAD && (phdr[i].p_flags & PF_X) && phdr[i].p_memsz)
+			text = &phdr[i];
+	if (!*path || !text || !sfa_mapped_file(o->bias + text->p_vaddr, &dev, &ino))
+		return -1;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -1;
+	}
+	if (st.st_dev != dev || st.st_ino != ino || !S_ISREG(st.st_mode) || !st.st_nlink) {
+		*moved = st.st_dev != dev || st.st_ino != ino;
+		close(fd);
+		return -1;
+	}
+	k->version = SFA_CACHE_VERSION;
+	k->arch = SFA_ARCH;
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
+	k->size = st.st_size;
+	k->mtime_sec = st.st_mtim.tv_sec;
+	k->mtime_nsec = st.st_mtim.tv_nsec;
+	sfa_build_id(phdr, phnum, o->bias, k);
+	/* Only a name for people to read: the key is in the hash and header */
+	if (o->exe) {
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			base = exe;
+		}
+	}
+	sfa_cache_name(base, k, fname, fname_size);
+	return fd;
+}
+
+/*
+ * A cache directory we may trust, @fd (closed if not): owned by us or by
+ * root (the system cache), writable by no one else.  @made: just made,
  * with @mode (0700 per user, 0755 for the system's).  Added to the list
  * if it is.
  */
-static void sfa_cache_dir(const char *path, mode_t mode, bool create)
+static void sfa_cache_use(int fd, const char *path, mode_t mode, bool made)
 {
-	bool made = create && mkdir(path, mode) == 0;
 	struct stat st;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) || (st.st_mode & 022) ||
@@ -623,17 +835,61 @@ static void sfa_cache_dir(const char *path, mode_t mode, bool create)
 		return;
 	}
 	/* The mode whatever the umask: the system's is for everyone to read */
-	if (made)
+	if (made && st.st_uid == geteuid())
 		fchmod(fd, mode);
 	cfg.cache_fd[cfg.ncache] = fd;
 	cfg.cache_uid[cfg.ncache++] = st.st_uid;
 }
 
+/* A directory by its path, not a symbolic link; made if missing and @create */
+static void sfa_cache_dir(const char *path, mode_t mode, bool create)
+{
+	bool made = create && mkdir(path, mode) == 0;
+
+	sfa_cache_use(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), path, mode,
+		      made);
+}
+
+/*
+ * The system cache, walked to from / a directory at a time: each root's,
+ * writable by no one else, none a link.  Whoever could rename or replace
+ * one of them could choose what root's processes, set-user-ID ones
+ * included, map, register and attach.  Made if missing and @create (root).
+ */
+static void sfa_sys_cache_dir(bool create)
+{
+	static const char *const part[] = { "var", "cache", "sframe" };
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), next;
+	bool made = false;
+	struct stat st;
+	unsigned int i;
+
+	for (i = 0; fd >= 0 && i < sizeof(part) / sizeof(part[0]); i++) {
+		bool last = i == sizeof(part) / sizeof(part[0]) - 1;
+
+		if (fstat(fd, &st) || st.st_uid || (st.st_mode & 022)) {
+			close(fd);
+			return;
+		}
+		if (last && create)
+			made = !mkdirat(fd, part[i], 0755);
+		next = openat(fd, part[i], (last ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0 && (fstat(fd, &st) || st.st_uid)) {
+		close(fd);
+		return;
+	}
+	sfa_cache_use(fd, SFA_SYS_CACHE, 0755, made);
+}
+
 /*
  * The directories, opened once: the system's (root writes it, everyone
  * reads it), then, for anyone but root, the user's; or the one
- * SFRAME_AUDIT_CACHE names.  secure_getenv(): a set-user-ID program does
- * not take its caller's directory.  Entries are written to the last one.
+ * SFRAME_AUDIT_CACHE names.  In secure-execution mode the system's alone,
+ * only read.  Entries are written to the last one.
  */
 static void sfa_cache_open_dirs(void)
 {
@@ -642,15 +898,19 @@ static void sfa_cache_open_dirs(void)
 	char path[4096];
 
 	cfg.cache_opened = true;
+	if (cfg.secure) {
+		sfa_sys_cache_dir(false);
+		return;
+	}
 	if (cfg.cache_env) {
 		sfa_cache_dir(cfg.cache_env, 0700, true);
 		return;
 	}
 	if (geteuid() == 0) {
-		sfa_cache_dir(SFA_SYS_CACHE, 0755, true);
+		sfa_sys_cache_dir(true);
 		return;
 	}
-	sfa_cache_dir(SFA_SYS_CACHE, 0755, false);
+	sfa_sys_cache_dir(false);
 	if (xdg && *xdg == '/')
 		snprintf(path, sizeof(path), "%s", xdg);
 	else if (home && *home == '/')
@@ -730,28 +990,7 @@ enum sfa_cache_res {
 	SFA_CACHE_BAD,		/* an entry that fails its checks */
 	SFA_CACHE_UNTRUSTED,	/* a link, someone else's, writable by others */
 	SFA_CACHE_NO_ROOM,	/* its address is taken */
-	SFA_CACHE_KERNEL,	/* taken by the kernel's mapping of it: attached */
 };
-
-/*
- * Is the entry's first section already at @addr, mapped by the kernel from
- * this very file (an attachment, PR_SFRAME_ATTACH: the kernel maps and
- * registers it at exec or mmap, in a process whose stacks may be walked)?
- * Compared, not trusted, and read with process_vm_readv(), which fails
- * instead of faulting where nothing readable is mapped.
- */
-static bool sfa_cache_kernel_has(int fd, uint64_t addr, uint64_t payload_off,
-				 uint64_t avail)
-{
-	uint8_t file[256], mem[sizeof(file)];
-	size_t n = avail < sizeof(file) ? avail : sizeof(file);
-	struct iovec local = { mem, n }, remote = { (void *)(uintptr_t)addr, n };
-
-	if (!n || pread(fd, file, n, payload_off) != (ssize_t)n)
-		return false;
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n &&
-	       !memcmp(file, mem, n);
-}
 
 /*
  * Maps @fname of @dirfd at the address its sections were made for, if it
@@ -792,12 +1031,8 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, uid_t dir_uid, const char *fn
 	m = mmap((void *)(uintptr_t)want, maplen, PROT_READ,
 		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
 	if (m == MAP_FAILED) {
-		bool kernel = errno == EEXIST &&
-			      sfa_cache_kernel_has(fd, want + payload_off, payload_off,
-						   maplen - payload_off);
-
 		close(fd);
-		return kernel ? SFA_CACHE_KERNEL : SFA_CACHE_NO_ROOM;
+		return SFA_CACHE_NO_ROOM;
 	}
 	close(fd);
 	if ((uintptr_t)m != want) {	/* a kernel before 4.17 takes it as a hint */
@@ -824,7 +1059,9 @@ static enum sfa_cache_res sfa_cache_map(int dirfd, uid_t dir_uid, const char *fn
 
 /*
  * Writes @c's sections as @dirfd's @fname, made for SFA_CACHE_DIST from
- * @bias.  Returns 0 or a negative errno (a read-only directory: -EACCES).
+ * @bias.  Returns 0 or a negative errno (a read-only directory: -EACCES;
+ * a file larger than RLIMIT_FSIZE allows: -EFBIG, before anything is
+ * written).
  */
 static int sfa_cache_store(int dirfd, const char *fname, const struct sfa_key *k,
 			   uint64_t bias, const struct sfa_conv *c)
@@ -851,6 +1088,8 @@ static int sfa_cache_store(int dirfd, const char *fname, const struct sfa_key *k
 		h.seg[i].size = c->size[i];
 		h.seg[i].fdes = c->fdes[i];
 	}
+	if (!sfa_fsize_ok(h.file_size))
+		return -EFBIG;
 	buf = calloc(1, c->total);
 	if (!buf)
 		return -ENOMEM;
@@ -888,12 +1127,12 @@ static const char *const sfa_cache_str[] = {
 	[SFA_CACHE_BAD] = "bad entry",
 	[SFA_CACHE_UNTRUSTED] = "entry not trusted",
 	[SFA_CACHE_NO_ROOM] = "address taken",
-	[SFA_CACHE_KERNEL] = "entry attached",
 };
 
 /* What a lookup found, for the store that follows a miss */
 struct sfa_lookup {
 	struct sfa_key		k;
+	int			obj;	/* the object's file (O_PATH), or -1 */
 	char			fname[128];
 	enum sfa_cache_res	res;
 	int			fd;	/* the directory to store in, or -1 */
@@ -903,6 +1142,7 @@ struct sfa_lookup {
 /*
  * The object's sections from the cache, mapped from their file: true with
  * @c, *@mem and *@len set if they are there.  @how says what happened.
+ * @lk->k and @lk->fname are the object's (sfa_key_of()).
  */
 static bool sfa_cache_get(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
 			  struct sfa_lookup *lk, struct sfa_conv *c, void **mem, size_t *len,
@@ -913,11 +1153,8 @@ static bool sfa_cache_get(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned in
 
 	lk->res = SFA_CACHE_MISS;
 	lk->fd = -1;
-	if (!cfg.cache_on || !sfa_key_of(o->name, phdr, phnum, o->bias, &lk->k))
-		return false;
 	if (!cfg.cache_opened)
 		sfa_cache_open_dirs();
-	sfa_cache_name(o->name, &lk->k, lk->fname, sizeof(lk->fname));
 	snprintf(how, how_size, ", cache off");
 	for (i = 0; i < cfg.ncache; i++) {
 		lk->fd = cfg.cache_fd[i];
@@ -931,81 +1168,170 @@ static bool sfa_cache_get(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned in
 		if (r > lk->res)
 			lk->res = r;
 		snprintf(how, how_size, ", cache %s", sfa_cache_str[lk->res]);
-		if (r == SFA_CACHE_KERNEL)
-			break;
 	}
 	memset(c, 0, sizeof(*c));
 	return false;
 }
 
 /*
+ * A miss is stored under its directory's lock: a file in it, "lock",
+ * its owner's, mode 0600, not the directory itself, which everyone may
+ * open and hold a lock on (the system cache is 0755).  With it, of the
+ * processes that converted an object together one stores it and the next
+ * maps that entry (sfa_cache_put() looks again), and one at a time looks
+ * for stale temporaries and counts the directory.  Never waited for: a
+ * process start does not queue behind another's store, it keeps what it
+ * converted in memory.  Named without a dot, so that emptying the
+ * directory by a shell glob takes it too.
+ *
+ * Returns the descriptor holding the lock, or -1 and @why.
+ */
+#define SFA_LOCK_NAME		"lock"
+
+static int sfa_cache_lock(int dirfd, const char **why)
+{
+	struct stat st;
+	int fd = -1, i;
+
+	/* Made by its owner alone (the directory is writable by no one else) */
+	for (i = 0; fd < 0 && i < 2; i++) {
+		fd = openat(dirfd, SFA_LOCK_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+		fd = openat(dirfd, SFA_LOCK_NAME, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_NONBLOCK | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		*why = strerrorname_np(errno);
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) || st.st_nlink != 1) {
+		*why = "lock not trusted";
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		*why = errno == EWOULDBLOCK ? "lock busy" : strerrorname_np(errno);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Stores are made under the lock and take milliseconds: a temporary older
+ * than this, seen by the lock's holder, was left by a process that died
+ * storing it (killed, out of disk, SIGXFSZ before the limit was checked).
+ */
+#define SFA_TMP_STALE_S		120
+/*
+ * Nothing removes an entry (a library upgraded leaves its old version's),
+ * so nothing more is stored past these.  A system's libraries need tens
+ * of MiB (libpython's sections a few MiB, libc's a few hundred KiB, most
+ * a few KiB): room for several upgrades' worth before an administrator
+ * empties it.
+ */
+#define SFA_CACHE_MAX_BYTES	((uint64_t)256 << 20)
+#define SFA_CACHE_MAX_ENTRIES	4096
+
+/*
+ * Under the lock, before a store of @adding bytes: stale temporaries
+ * removed, the entries counted.  False if the directory is full.
+ */
+static bool sfa_cache_tidy(int dirfd, uint64_t adding)
+{
+	uint64_t bytes = adding;
+	unsigned int n = 0;
+	struct timespec now;
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+	int fd;
+
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return false;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	while ((d = readdir(dir))) {
+		size_t len = strlen(d->d_name);
+
+		if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (!strncmp(d->d_name, ".tmp-", 5)) {
+			if (now.tv_sec - st.st_mtim.tv_sec > SFA_TMP_STALE_S)
+				unlinkat(fd, d->d_name, 0);
+		} else if (len > 7 && !strcmp(d->d_name + len - 7, ".sframe")) {
+			n++;
+			bytes += st.st_size;
+		}
+	}
+	closedir(dir);
+	return n < SFA_CACHE_MAX_ENTRIES && bytes <= SFA_CACHE_MAX_BYTES;
+}
+
+/*
  * After a miss, the sections converted into @c are stored and mapped from
- * their new file: true with @c->base, *@mem and *@len set if so.
+ * their new file: true with @c->base, *@mem and *@len set if so, or if
+ * another process stored them meanwhile (then @c is that entry's).
  */
 static bool sfa_cache_put(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
 			  struct sfa_lookup *lk, struct sfa_conv *c, void **mem, size_t *len,
 			  char *how, size_t how_size)
 {
+	struct sfa_conv hit = { .n = 0 };
+	const char *why = NULL;
 	enum sfa_cache_res r;
-	int err;
+	unsigned int i;
+	int lock, err;
 
 	if (lk->fd < 0 || lk->res == SFA_CACHE_NO_ROOM)
 		return false;
+	/* The directory's owner alone writes there: the system's is root's */
+	if (lk->uid != geteuid()) {
+		why = "EACCES";
+		goto fail;
+	}
+	lock = sfa_cache_lock(lk->fd, &why);
+	if (lock < 0)
+		goto fail;
+	if (sfa_cache_map(lk->fd, lk->uid, lk->fname, &lk->k, phdr, phnum, o->bias, &hit, mem,
+			  len) == SFA_CACHE_HIT) {
+		close(lock);
+		for (i = 0; i < c->n; i++)
+			sframe_gen_free(c->gen[i]);
+		*c = hit;
+		snprintf(how, how_size, ", cache hit");
+		return true;
+	}
+	if (!sfa_cache_tidy(lk->fd, sfa_payload_off() + c->total)) {
+		close(lock);
+		why = "cache full";
+		goto fail;
+	}
 	err = sfa_cache_store(lk->fd, lk->fname, &lk->k, o->bias, c);
 	if (err) {
-		snprintf(how, how_size, ", cache %s, not stored (%s)", sfa_cache_str[lk->res],
-			 strerrorname_np(-err) ? strerrorname_np(-err) : "?");
-		return false;
+		close(lock);
+		why = strerrorname_np(-err);
+		goto fail;
 	}
 	r = sfa_cache_map(lk->fd, lk->uid, lk->fname, &lk->k, phdr, phnum, o->bias, c, mem,
 			  len);
+	close(lock);
 	snprintf(how, how_size, ", cache %s, stored%s", sfa_cache_str[lk->res],
 		 r == SFA_CACHE_HIT ? "" : ", not mapped");
 	return r == SFA_CACHE_HIT;
-}
-
-/*
- * Processes that start together, an entry missing, would each convert the
- * object and store and map a file of their own: one index each in the
- * kernel, as without the cache.  So a miss takes the store directory's
- * lock (flock, on an open file description of its own, not the one a
- * fork shares), and looks again once it has it: the first converts and
- * stores, the others find its entry.  Only in a directory of our own user
- * (another user could hold it forever), and not for long: a process waits
- * SFA_CACHE_LOCK_MS at most, once, then converts on its own, as without
- * the lock.  Returns the descriptor to close when done, or -1.
- */
-#define SFA_CACHE_LOCK_MS	1000
-
-static int sfa_cache_lock(const struct sfa_lookup *lk)
-{
-	struct timespec ms = { .tv_nsec = 1000000 }, t;
-	uint64_t deadline;
-	int fd;
-
-	if (lk->fd < 0 || lk->res == SFA_CACHE_NO_ROOM || lk->uid != geteuid() ||
-	    cfg.lock_waited)
-		return -1;
-	fd = openat(lk->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	/* By the clock, not by turns: a loaded machine sleeps longer a turn */
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	deadline = (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000 + SFA_CACHE_LOCK_MS;
-	for (;;) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			return fd;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			break;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000 >= deadline) {
-			cfg.lock_waited = true;
-			break;
-		}
-		nanosleep(&ms, NULL);
-	}
-	close(fd);
-	return -1;
+fail:
+	snprintf(how, how_size, ", cache %s, not stored (%s)", sfa_cache_str[lk->res],
+		 why ? why : "?");
+	return false;
 }
 
 /* The kernel registers the section of these itself */
@@ -1026,21 +1352,26 @@ static const ElfW(Phdr) *sfa_own_sframe(const ElfW(Phdr) *phdr, unsigned int phn
  * first instruction, this module or not.  Each entry is attached where it
  * is mapped, made for that distance from the load bias, as the kernel
  * maps it; an object already attached answers EEXIST.  The object's file
- * must still be the one the entry was made from (the key's identity).
+ * is the one its mapping is (sfa_key_of()'s descriptor, reopened to be
+ * read: no name again), and still the version the entry was made from.
  */
 static void sfa_attach(const struct sfa_obj *o, const struct sfa_lookup *lk,
 		       const struct sfa_conv *c, uint64_t payload_off, int64_t dist)
 {
 	struct sframe_attachment att = { .size = sizeof(att) };
+	char path[64];
 	struct stat st;
 	unsigned int i;
 	int elf, sec;
 
-	if (!cfg.attach || cfg.no_attach || geteuid() != 0 || lk->uid != 0)
+	if (!cfg.attach || cfg.no_attach || cfg.secure || geteuid() != 0 || lk->uid != 0 ||
+	    lk->obj < 0)
 		return;
-	elf = open(o->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", lk->obj);
+	elf = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	sec = openat(lk->fd, lk->fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (elf < 0 || sec < 0 || fstat(elf, &st) || (uint64_t)st.st_dev != lk->k.dev ||
+	if (elf < 0 || sec < 0 || fstat(elf, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_dev != lk->k.dev ||
 	    (uint64_t)st.st_ino != lk->k.ino || (uint64_t)st.st_size != lk->k.size ||
 	    st.st_mtim.tv_sec != lk->k.mtime_sec || st.st_mtim.tv_nsec != lk->k.mtime_nsec)
 		goto out;
@@ -1085,10 +1416,10 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	unsigned int i;
 	size_t len = 0;
 	void *mem;
-	struct sfa_lookup lk = { .fd = -1 };
+	struct sfa_lookup lk = { .fd = -1, .obj = -1, .res = SFA_CACHE_MISS };
 	const ElfW(Phdr) *own = sfa_own_sframe(phdr, phnum);
-	int err = 0, lock = -1;
-	bool stored;
+	bool stored, moved = false;
+	int err = 0;
 
 	if (cfg.no_kernel)
 		return "skipped: kernel without PR_SFRAME_REGISTER";
@@ -1100,23 +1431,22 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	 * holds what converting again would give (one without gaps converts
 	 * again each time, to find that out: it stores nothing).
 	 */
-	if (sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
+	if (cfg.cache_on)
+		lk.obj = sfa_key_of(o, phdr, phnum, &lk.k, lk.fname, sizeof(lk.fname), &moved);
+	if (moved)
+		snprintf(how, how_size, ", not cached: its name is not the mapped file");
+	if (lk.obj >= 0 && sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
 		base = c.base;
 		goto cached;
 	}
-	if (lk.res == SFA_CACHE_KERNEL)
-		return "registered by the kernel";
 	/*
-	 * Objects with a section of their own store only where .eh_frame
-	 * fills a gap; finding that out is every process's work, so they
-	 * take no lock (they would queue every start behind each other).
+	 * A set-user-ID program takes what root's cache holds and no more:
+	 * converting would run the parser with its privileges at every start,
+	 * on whatever objects its caller got it to load.
 	 */
-	lock = own ? -1 : sfa_cache_lock(&lk);
-	if (lock >= 0 && sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
-		close(lock);
-		lock = -1;
-		base = c.base;
-		goto cached;
+	if (cfg.secure) {
+		result = "skipped: not in the system cache";
+		goto out;
 	}
 	/* What is skipped has nothing to do with the cache: not said */
 	res = own ? sfe_find_eh_frame_fill(phdr, phnum, o->bias, sfa_at, &m, &eh) :
@@ -1139,10 +1469,6 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 		goto out;
 	}
 	stored = sfa_cache_put(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size);
-	if (lock >= 0) {
-		close(lock);
-		lock = -1;
-	}
 	if (stored) {
 		base = c.base;
 		goto cached;
@@ -1189,6 +1515,12 @@ reg:
 	}
 	if (cfg.dry_run) {
 		result = own ? "dry run, filled" : "dry run";
+	} else if (err == EEXIST && !own && !o->nreg) {
+		/*
+		 * The kernel registered the object's attachment (PR_SFRAME_ATTACH)
+		 * when it was mapped, and refuses ours over it: nothing to do.
+		 */
+		result = "registered by the kernel";
 	} else if (err) {
 		snprintf(why, why_size, "%s: %s%s", o->nreg ? "partly registered" :
 			 "not registered", strerror(err), !own ? "" : err == EINVAL ?
@@ -1205,8 +1537,8 @@ reg:
 		munmap(mem, len);
 	}
 out:
-	if (lock >= 0)
-		close(lock);
+	if (lk.obj >= 0)
+		close(lk.obj);
 	for (i = 0; i < c.n; i++)
 		sframe_gen_free(c.gen[i]);
 	return result;
@@ -1217,7 +1549,7 @@ out:
  * that a preload scan does not try it again.  NULL only when out of
  * memory.  Caller holds sfa_lock.
  */
-static struct sfa_obj *sfa_add(const char *name, uint64_t bias,
+static struct sfa_obj *sfa_add(const char *name, bool exe, uint64_t bias,
 			       const ElfW(Phdr) *phdr, unsigned int phnum)
 {
 	uint64_t t0 = now_ns(), ns;
@@ -1239,6 +1571,7 @@ static struct sfa_obj *sfa_add(const char *name, uint64_t bias,
 	} else {
 		o->bias = bias;
 		o->phdr = phdr;
+		o->exe = exe;
 		result = sfa_load(o, phdr, phnum, &fdes, &bytes, how, sizeof(how),
 				  why, sizeof(why));
 		o->next = sfa_objs;
@@ -1336,12 +1669,14 @@ SFA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t 
 	const char *name = map->l_name ? map->l_name : "";
 	unsigned int phnum = 0;
 	struct sfa_obj *o;
+	bool exe = false;
 
 	sfa_config();
 	if (!*name && lmid == LM_ID_BASE && !map->l_prev) {
 		const char *fn = (const char *)getauxval(AT_EXECFN);
 
 		name = fn ? fn : "";
+		exe = true;
 	}
 	phdr = sfa_phdrs(map, lmid, &phnum);
 	pthread_mutex_lock(&sfa_lock);
@@ -1351,7 +1686,7 @@ SFA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t 
 			    *name ? name : "(main)");
 		o = NULL;
 	} else {
-		o = sfa_add(name, map->l_addr, phdr, phnum);
+		o = sfa_add(name, exe, map->l_addr, phdr, phnum);
 	}
 	if (o)
 		*cookie = (uintptr_t)o;
@@ -1444,6 +1779,7 @@ static int sfa_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	struct sfa_scan *s = data;
 	struct sfa_obj *o;
 	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	bool exe = !*name;
 
 	(void)size;
 	if (s->first) {
@@ -1472,7 +1808,7 @@ static int sfa_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	}
 	if (!o && (!s->only || sfa_holds(info, s->only)))
-		sfa_add(name, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
+		sfa_add(name, exe, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
 	return 0;
 }
 
