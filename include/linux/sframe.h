@@ -41,6 +41,9 @@ struct mm_struct;
  * @reason: why the last call failed, for a one-line diagnostic.
  * @image: the kernel copy being indexed, during sframe_section_init_image()
  *	only.
+ * @held: the section's bytes in kernel memory, which lookups read instead
+ *	of the address space (sframe_section_init_held(): an attached
+ *	section, mapped nowhere); NULL for a section in user memory.
  */
 struct sframe_section {
 	unsigned long			sframe_start;
@@ -65,6 +68,7 @@ struct sframe_section {
 	bool				borrowed;
 	const char			*reason;
 	const struct sframe_image	*image;
+	const struct sframe_image	*held;
 };
 
 /**
@@ -135,6 +139,11 @@ int sframe_section_init_image(struct sframe_section *sec,
 			      unsigned long sframe_start,
 			      unsigned long text_start, unsigned long text_end,
 			      size_t max_bytes);
+int sframe_section_init_held(struct sframe_section *sec,
+			     const struct sframe_image *image,
+			     unsigned long sframe_start,
+			     unsigned long text_start, unsigned long text_end,
+			     size_t max_bytes);
 void sframe_section_view(struct sframe_section *dst,
 			 const struct sframe_section *src,
 			 unsigned long sframe_start, unsigned long text_start);

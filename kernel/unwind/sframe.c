@@ -103,21 +103,44 @@ struct sframe_cache_entry {
 static_assert(sizeof(struct unwind_user_frame) % sizeof(u32) == 0);
 
 /*
- * FRE bytes copied out of user memory: those of [addr, addr + len).  @mm
+ * FRE bytes copied out of the section: those of [addr, addr + len).  @mm
  * is the address space of another task whose section a lookup reads
- * (/proc/<pid>/ustack), NULL for the current task's own.
+ * (/proc/<pid>/ustack), NULL for the current task's own.  @held is the
+ * kernel's copy of a section mapped nowhere, its first byte at @held_start.
  */
 struct sframe_fre_buf {
 	unsigned long	addr;
 	unsigned int	len;
 	struct mm_struct *mm;
+	const struct sframe_image *held;
+	unsigned long	held_start;
 	u8		data[SFRAME_FRE_CHUNK];
 };
 
-/* Copies @len bytes of the section's address space; false if they fault. */
+static __always_inline void sframe_fre_buf_init(struct sframe_fre_buf *b,
+						const struct sframe_section *sec,
+						struct mm_struct *mm)
+{
+	b->addr = 0;
+	b->len = 0;
+	b->mm = mm;
+	b->held = sec->held;
+	b->held_start = sec->sframe_start;
+}
+
+/* Copies @len bytes of the section; false if they fault or lie outside it. */
 static __always_inline bool sframe_copy(const struct sframe_fre_buf *b, void *dst,
 					unsigned long addr, int len)
 {
+	unsigned long off = addr - b->held_start;
+
+	if (b->held) {
+		if (addr < b->held_start || (unsigned long)len > b->held->len ||
+		    off > b->held->len - len)
+			return false;
+		memcpy(dst, b->held->data + off, len);
+		return true;
+	}
 	if (b->mm)
 		return access_remote_vm(b->mm, addr, dst, len, 0) == len;
 	return !copy_from_user(dst, (void __user *)addr, len);
@@ -702,6 +725,39 @@ int sframe_section_init_image(struct sframe_section *sec,
 				      text_start, text_end, max_bytes);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_section_init_image);
+
+/**
+ * sframe_section_init_held() - sframe_section_init() of a section the
+ *	kernel keeps
+ * @sec: the section to fill in.
+ * @image: the section's bytes, which lookups in @sec and in its views and
+ *	copies read from then on: they must outlive all of them.
+ * @sframe_start: the address the index is built for; nothing is read
+ *	there, and views place the index where each process has the text.
+ * @text_start: start of the code the section describes, at that place.
+ * @text_end: end of that code.
+ * @max_bytes: kernel memory the index may take.
+ *
+ * For a section that no process has mapped (an attachment): its bytes
+ * were read once, by the kernel, and no process can change them.
+ *
+ * Context: Process context; may sleep.
+ * Return: as sframe_section_init_image().
+ */
+int sframe_section_init_held(struct sframe_section *sec,
+			     const struct sframe_image *image,
+			     unsigned long sframe_start,
+			     unsigned long text_start, unsigned long text_end,
+			     size_t max_bytes)
+{
+	int ret = sframe_section_init_image(sec, image, sframe_start, text_start,
+					    text_end, max_bytes);
+
+	if (!ret)
+		sec->held = image;
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_section_init_held);
 
 /**
  * sframe_section_view() - @src's index, for the same section elsewhere
@@ -1539,9 +1595,7 @@ static noinline int sframe_find_uncached(struct sframe_section *sec,
 	unsigned int lo, hi, mid;
 	int ret;
 
-	b.addr = 0;
-	b.len = 0;
-	b.mm = mm;
+	sframe_fre_buf_init(&b, sec, mm);
 	if (!sec->num_fdes)
 		return sframe_reject(sec, -ENOENT, "no FDE covers the address");
 	/* The index is ours and sorted: no need of sframe_search()'s checks. */
@@ -1638,9 +1692,7 @@ int sframe_read_fde(struct sframe_section *sec, unsigned int n,
 
 	if (n >= sec->num_fdes)
 		return sframe_reject(sec, -ENOENT, "no such FDE");
-	b.addr = 0;
-	b.len = 0;
-	b.mm = NULL;
+	sframe_fre_buf_init(&b, sec, NULL);
 	return sframe_fde_load(sec, &sec->index[n], fde, &b);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_read_fde);
@@ -1665,9 +1717,7 @@ int sframe_read_fre(struct sframe_section *sec, const struct sframe_fde *fde,
 
 	if (fre_addr < fde->fres || fre_addr >= fde->fres_end)
 		return sframe_reject(sec, -EINVAL, "FRE past the end of its sub-section");
-	b.addr = 0;
-	b.len = 0;
-	b.mm = NULL;
+	sframe_fre_buf_init(&b, sec, NULL);
 	ret = sframe_fre_head(sec, fde, &b, fre_addr, &fre->start, &raw.info, &fre->next);
 	if (ret)
 		return ret;

@@ -19,12 +19,12 @@
  * section in a file no one else can change: the section decides what
  * other users' profiles show, not what their programs do.
  */
+#include <linux/bits.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
-#include <linux/mman.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
@@ -36,6 +36,7 @@
 
 #include "sframe_attach.h"
 #include "sframe_registry.h"
+#include "sframe_share.h"
 
 #define SFRAME_ATTACH_BITS	6
 /* One exec PT_LOAD is the rule; a few more cover odd linker scripts. */
@@ -44,21 +45,29 @@
 #undef MODULE_PARAM_PREFIX
 #define MODULE_PARAM_PREFIX "sframe."
 
-/* Attachments the system may hold; each keeps two files open. */
+/*
+ * The index of an attached section is built as if it lay here, its text
+ * at the same distance as in the ELF file's virtual addresses (which may
+ * wrap below the load bias): the reader's address checks hold, and each
+ * process's view places it where that process has the text.
+ */
+#define SFRAME_ATTACH_BUILD_AT	BIT(48)
+
+/* Attachments the system may hold; each keeps the ELF file open. */
 static unsigned int sframe_max_attached = 4096;
 module_param_named(max_attached, sframe_max_attached, uint, 0644);
 
+/* Kernel memory all attached sections may take: copies and indexes. */
+static unsigned long sframe_max_attached_bytes = 256UL << 20;
+module_param_named(max_attached_bytes, sframe_max_attached_bytes, ulong, 0644);
+
 /**
  * struct sframe_attach_layout - where an attached section and its text are
- * @sframe_off: the section's offset in its file.
- * @sframe_size: its size.
- * @sframe_vaddr: the ELF virtual address it was made for.
+ * @sframe_vaddr: the ELF virtual address the section was made for.
  * @text_vaddr: the code it describes, in ELF virtual addresses.
  * @text_size: that code's length.
  */
 struct sframe_attach_layout {
-	u64	sframe_off;
-	u64	sframe_size;
 	u64	sframe_vaddr;
 	u64	text_vaddr;
 	u64	text_size;
@@ -69,7 +78,7 @@ struct sframe_attach_layout {
  * @node: in sframe_attach_table, by inode.
  * @version: the ELF file's version it is for.
  * @elf: the ELF file, held open so that @version's inode stays that file.
- * @sframe: the file holding the section.
+ * @held: the section's copy and index, which every registration shares.
  * @l: where the section and its text are.
  * @rcu: readers look it up without the mutex.
  */
@@ -77,20 +86,21 @@ struct sframe_attached {
 	struct hlist_node		node;
 	struct sframe_file_version	version;
 	struct file			*elf;
-	struct file			*sframe;
+	struct sframe_shared		*held;
 	struct sframe_attach_layout	l;
 	struct rcu_head			rcu;
 };
 
 /* What a registration needs of an attachment, taken out of the table */
 struct sframe_attach_found {
-	struct file			*sframe;
+	struct sframe_shared		*held;
 	struct sframe_attach_layout	l;
 };
 
 static DEFINE_MUTEX(sframe_attach_mutex);
 static DEFINE_HASHTABLE(sframe_attach_table, SFRAME_ATTACH_BITS);
 static unsigned int sframe_attach_nr;
+static unsigned long sframe_attach_bytes;
 
 static unsigned long sframe_attach_hash(const struct inode *inode)
 {
@@ -99,7 +109,7 @@ static unsigned long sframe_attach_hash(const struct inode *inode)
 
 /*
  * The section's file decides what other users' stack traces show: one
- * its owner alone may change, root, and that every process may map.
+ * its owner alone may change, root, and that every user may read.
  */
 static int sframe_attach_check_section(struct file *file)
 {
@@ -138,7 +148,13 @@ static bool sframe_attach_overlaps(const struct sframe_attached *a,
 	       b->l.text_vaddr < a->l.text_vaddr + a->l.text_size;
 }
 
-/* Add @new unless the limit or an overlapping attachment stops it */
+/* Kernel memory an attachment holds: its section's copy and index */
+static unsigned long sframe_attached_bytes(const struct sframe_attached *a)
+{
+	return a->held->bytes + a->held->held.len;
+}
+
+/* Add @new unless a limit or an overlapping attachment stops it */
 static int sframe_attach_insert(struct sframe_attached *new)
 {
 	unsigned long hash = sframe_attach_hash(new->version.inode);
@@ -146,7 +162,10 @@ static int sframe_attach_insert(struct sframe_attached *new)
 	unsigned int same = 0;
 
 	guard(mutex)(&sframe_attach_mutex);
-	if (sframe_attach_nr >= READ_ONCE(sframe_max_attached))
+	if (sframe_attach_nr >= READ_ONCE(sframe_max_attached) ||
+	    sframe_attached_bytes(new) > READ_ONCE(sframe_max_attached_bytes) -
+					 min(sframe_attach_bytes,
+					     READ_ONCE(sframe_max_attached_bytes)))
 		return -ENOSPC;
 	hash_for_each_possible(sframe_attach_table, a, node, hash) {
 		if (!sframe_file_version_eq(&a->version, &new->version))
@@ -159,6 +178,7 @@ static int sframe_attach_insert(struct sframe_attached *new)
 		return -ENOSPC;
 	hash_add_rcu(sframe_attach_table, &new->node, hash);
 	WRITE_ONCE(sframe_attach_nr, sframe_attach_nr + 1);
+	sframe_attach_bytes += sframe_attached_bytes(new);
 	return 0;
 }
 
@@ -166,8 +186,8 @@ static void sframe_attached_free(struct sframe_attached *a)
 {
 	if (a->elf)
 		fput(a->elf);
-	if (a->sframe)
-		fput(a->sframe);
+	if (a->held)
+		sframe_shared_put(a->held);
 	kfree(a);
 }
 
@@ -177,26 +197,80 @@ static void sframe_attached_free_rcu(struct rcu_head *rcu)
 	sframe_attached_free(container_of(rcu, struct sframe_attached, rcu));
 }
 
+/*
+ * The section's bytes, read from its file once and for all; the size
+ * is checked against what all attachments may hold before anything is
+ * allocated.
+ */
+static void *sframe_attach_read(struct file *file, u64 off, u64 size)
+{
+	loff_t pos = off;
+	size_t done = 0;
+	ssize_t n;
+	u8 *data;
+
+	if (size > READ_ONCE(sframe_max_attached_bytes) || off > LLONG_MAX)
+		return ERR_PTR(-ENOSPC);
+	data = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!data)
+		return ERR_PTR(-ENOMEM);
+	while (done < size) {
+		n = kernel_read(file, data + done, size - done, &pos);
+		if (n <= 0) {
+			kvfree(data);
+			/* Past the end of the file: the range is wrong. */
+			return ERR_PTR(n ? n : -EINVAL);
+		}
+		done += n;
+		if (fatal_signal_pending(current)) {
+			kvfree(data);
+			return ERR_PTR(-EINTR);
+		}
+	}
+	return data;
+}
+
+/* The section of @att read and indexed, in @a->held */
+static int sframe_attach_hold(const struct sframe_attachment *att,
+			      struct file *sframe, struct sframe_attached *a)
+{
+	s64 text_off = att->text_vaddr - att->sframe_vaddr;
+	const char *reason = NULL;
+	struct sframe_shared *held;
+	void *data;
+
+	/* Text further than that from its section is no ELF file's. */
+	if (text_off <= -(s64)SFRAME_ATTACH_BUILD_AT ||
+	    text_off >= (s64)SFRAME_ATTACH_BUILD_AT)
+		return -EINVAL;
+	data = sframe_attach_read(sframe, att->sframe_off, att->sframe_size);
+	if (IS_ERR(data))
+		return PTR_ERR(data);
+	held = sframe_shared_hold(data, att->sframe_size, SFRAME_ATTACH_BUILD_AT,
+				  SFRAME_ATTACH_BUILD_AT + text_off,
+				  att->text_size, &reason);
+	if (IS_ERR(held))
+		return PTR_ERR(held);
+	a->held = held;
+	return 0;
+}
+
 /* Check @att against its files and the ELF file's headers, and fill in @a */
 static int sframe_attach_prepare(const struct sframe_attachment *att,
 				 struct sframe_attached *a)
 {
 	struct sframe_elf_info info;
+	struct file *sframe;
 	u64 end;
 	int ret;
 
 	if (att->flags || !att->sframe_size || !att->text_size ||
 	    check_add_overflow(att->sframe_off, att->sframe_size, &end) ||
-	    check_add_overflow(att->text_vaddr, att->text_size, &end) ||
-	    (att->sframe_off & ~PAGE_MASK) != (att->sframe_vaddr & ~PAGE_MASK))
+	    check_add_overflow(att->text_vaddr, att->text_size, &end))
 		return -EINVAL;
 	a->elf = fget(att->elf_fd);
-	a->sframe = fget(att->sframe_fd);
-	if (!a->elf || !a->sframe)
+	if (!a->elf)
 		return -EBADF;
-	ret = sframe_attach_check_section(a->sframe);
-	if (ret)
-		return ret;
 	if (!S_ISREG(file_inode(a->elf)->i_mode) ||
 	    !sframe_file_version(a->elf, &a->version))
 		return -EINVAL;
@@ -208,9 +282,16 @@ static int sframe_attach_prepare(const struct sframe_attachment *att,
 		return -EEXIST;
 	if (!sframe_attach_segment(&info, att->text_vaddr, att->text_size))
 		return -EINVAL;
+	sframe = fget(att->sframe_fd);
+	if (!sframe)
+		return -EBADF;
+	ret = sframe_attach_check_section(sframe);
+	if (!ret)
+		ret = sframe_attach_hold(att, sframe, a);
+	fput(sframe);
+	if (ret)
+		return ret;
 	a->l = (struct sframe_attach_layout){
-		.sframe_off = att->sframe_off,
-		.sframe_size = att->sframe_size,
 		.sframe_vaddr = att->sframe_vaddr,
 		.text_vaddr = att->text_vaddr,
 		.text_size = att->text_size,
@@ -238,6 +319,9 @@ int sframe_attach_user(struct sframe_attachment __user *uatt)
 		return -EFAULT;
 	if (size < SFRAME_ATTACHMENT_SIZE_VER0)
 		return -EINVAL;
+	/* As clone3() and openat2(): no page of zeros to check byte by byte */
+	if (size > PAGE_SIZE)
+		return -E2BIG;
 	ret = copy_struct_from_user(&att, sizeof(att), uatt, size);
 	if (ret)
 		return ret;
@@ -267,6 +351,7 @@ static bool sframe_detach_inode(const struct inode *inode)
 			continue;
 		hash_del_rcu(&a->node);
 		WRITE_ONCE(sframe_attach_nr, sframe_attach_nr - 1);
+		sframe_attach_bytes -= sframe_attached_bytes(a);
 		call_rcu(&a->rcu, sframe_attached_free_rcu);
 		found = true;
 	}
@@ -331,7 +416,7 @@ bool sframe_attached_any(struct file *file)
 	return found;
 }
 
-/* Copies of @file's attachments, each with a reference to its section's file */
+/* Copies of @file's attachments, each with a reference to its section */
 static unsigned int sframe_attached_of(struct file *file,
 				       struct sframe_attach_found *out)
 {
@@ -348,8 +433,8 @@ static unsigned int sframe_attached_of(struct file *file,
 			break;
 		if (!sframe_file_version_eq(&a->version, &v))
 			continue;
-		/* Detach puts its files only after readers are done. */
-		out[n].sframe = get_file(a->sframe);
+		/* Detach puts its section only after readers are done. */
+		out[n].held = sframe_shared_get_ref(a->held);
 		out[n].l = a->l;
 		n++;
 	}
@@ -357,102 +442,9 @@ static unsigned int sframe_attached_of(struct file *file,
 	return n;
 }
 
-/* New mappings one section may need: pages it shares with others are there */
-#define SFRAME_ATTACH_PIECES	4
-
-/**
- * struct sframe_attach_map - the mappings made for one section
- * @start: start of each.
- * @len: length of each.
- * @n: how many.
- */
-struct sframe_attach_map {
-	unsigned long	start[SFRAME_ATTACH_PIECES];
-	unsigned long	len[SFRAME_ATTACH_PIECES];
-	unsigned int	n;
-};
-
 /*
- * What lies at @addr: the bytes from there that are already a read-only
- * mapping of @file at page offset @pgoff on (another section's of the
- * same file, or this one's from an earlier mapping of the text); 0 for a
- * hole, which ends at *@next (at most @end); -EEXIST for anything else.
- */
-static long sframe_attached_probe(struct mm_struct *mm, struct file *file,
-				  unsigned long addr, unsigned long end,
-				  unsigned long pgoff, unsigned long *next)
-{
-	struct vm_area_struct *vma;
-	long ret = -EEXIST;
-
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	vma = find_vma(mm, addr);
-	*next = end;
-	if (!vma || vma->vm_start >= end) {
-		ret = 0;
-	} else if (vma->vm_start > addr) {
-		*next = vma->vm_start;
-		ret = 0;
-	} else if (vma->vm_file && file_inode(vma->vm_file) == file_inode(file) &&
-		   (vma->vm_flags & (VM_READ | VM_WRITE)) == VM_READ &&
-		   vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT) == pgoff) {
-		ret = min(vma->vm_end, end) - addr;
-	}
-	mmap_read_unlock(mm);
-	return ret;
-}
-
-/*
- * Map the pages of @a's section file from page @pgoff on at [@map,
- * @map + @len), where they are not mapped already; what is mapped here
- * is noted in @made.
- */
-static int sframe_attached_map(struct mm_struct *mm,
-			       const struct sframe_attach_found *a,
-			       unsigned long map, unsigned long len,
-			       unsigned long pgoff, struct sframe_attach_map *made)
-{
-	unsigned long addr = map, end = map + len, next, got, off;
-	long have;
-
-	while (addr < end) {
-		off = pgoff + ((addr - map) >> PAGE_SHIFT);
-		have = sframe_attached_probe(mm, a->sframe, addr, end, off, &next);
-		if (have < 0)
-			return have;
-		if (have) {
-			addr += have;
-			continue;
-		}
-		if (made->n == SFRAME_ATTACH_PIECES)
-			return -E2BIG;
-		got = vm_mmap(a->sframe, addr, next - addr, PROT_READ,
-			      MAP_PRIVATE | MAP_FIXED_NOREPLACE, off << PAGE_SHIFT);
-		if (got != addr) {
-			/* A kernel that took the address as a hint cannot be. */
-			if (!IS_ERR_VALUE(got))
-				vm_munmap(got, next - addr);
-			return IS_ERR_VALUE(got) ? (long)got : -EEXIST;
-		}
-		made->start[made->n] = addr;
-		made->len[made->n++] = next - addr;
-		addr = next;
-	}
-	return 0;
-}
-
-static void sframe_attached_unmap(const struct sframe_attach_map *made)
-{
-	unsigned int i;
-
-	for (i = 0; i < made->n; i++)
-		vm_munmap(made->start[i], made->len[i]);
-}
-
-/*
- * Map @a's section where the mapping at @file_base puts it and register
- * it for the part of its text in [@vm_start, @vm_end).
+ * Register @a's section for the part of its text in [@vm_start, @vm_end),
+ * as lying where the mapping at @file_base would put it.
  */
 static void sframe_attached_add(struct mm_struct *mm,
 				const struct sframe_attach_found *a,
@@ -461,40 +453,27 @@ static void sframe_attached_add(struct mm_struct *mm,
 				const struct sframe_elf_info *info)
 {
 	const struct sframe_elf_segment *seg;
-	unsigned long bias, text, sframe, map, len, pgoff, in_page;
-	struct sframe_attach_map made = {};
+	unsigned long bias, text;
 	struct sframe_add add;
 
 	seg = sframe_attach_segment(info, a->l.text_vaddr, a->l.text_size);
 	if (!seg)
 		return;
-	/* Wrapping is harmless: the checks below and the reader refuse it. */
+	/* Wrapping is harmless: the checks below and the registry's refuse it. */
 	bias = file_base + seg->offset - seg->vaddr;
 	text = bias + a->l.text_vaddr;
-	sframe = bias + a->l.sframe_vaddr;
-	in_page = a->l.sframe_off & ~PAGE_MASK;
-	map = sframe - in_page;
-	len = PAGE_ALIGN(in_page + a->l.sframe_size);
-	pgoff = (a->l.sframe_off - in_page) >> PAGE_SHIFT;
-	if (max(text, vm_start) >= min(text + a->l.text_size, vm_end) ||
-	    sframe < in_page || map + len < map || map + len > TASK_SIZE)
+	if (max(text, vm_start) >= min(text + a->l.text_size, vm_end))
 		return;
-
-	if (sframe_attached_map(mm, a, map, len, pgoff, &made)) {
-		sframe_attached_unmap(&made);
-		return;
-	}
 	add = (struct sframe_add){
-		.sframe_start = sframe,
-		.sframe_size = a->l.sframe_size,
+		.sframe_start = bias + a->l.sframe_vaddr,
+		.sframe_size = a->held->held.len,
 		.seg_start = text,
 		.seg_end = text + a->l.text_size,
 		.start = max(text, vm_start),
 		.end = min(text + a->l.text_size, vm_end),
-		.attached = true,
+		.held = a->held,
 	};
-	if (sframe_add_section(mm, &add))
-		sframe_attached_unmap(&made);
+	sframe_add_section(mm, &add);
 }
 
 /**
@@ -506,10 +485,10 @@ static void sframe_attached_add(struct mm_struct *mm,
  * @vm_end: its end.
  * @info: @file's headers.
  *
- * Each attached section whose text the mapping holds is mapped from its
- * file at the place it was made for and registered; one that cannot be
- * mapped there (something else is) or registered is skipped, and what
- * was mapped for it unmapped.
+ * Each attached section whose text the mapping holds is registered, its
+ * lookups reading the kernel's copy; one that cannot be registered (its
+ * text overlaps another registration, the process's allowance is spent)
+ * is skipped.
  *
  * Context: Process context, no mmap lock held; may sleep.
  */
@@ -524,7 +503,7 @@ void sframe_attached_register(struct mm_struct *mm, struct file *file,
 	for (i = 0; i < n; i++) {
 		sframe_attached_add(mm, &found[i], file_base, vm_start, vm_end,
 				    info);
-		fput(found[i].sframe);
+		sframe_shared_put(found[i].held);
 	}
 }
 

@@ -28,6 +28,9 @@ static int sframe_register_user(struct sframe_registration __user *ureg)
 		return -EFAULT;
 	if (size < SFRAME_REGISTRATION_SIZE_VER0)
 		return -EINVAL;
+	/* As clone3() and openat2(): no page of zeros to check byte by byte */
+	if (size > PAGE_SIZE)
+		return -E2BIG;
 	ret = copy_struct_from_user(&reg, sizeof(reg), ureg, size);
 	if (ret)
 		return ret;

@@ -248,7 +248,8 @@ static bool sframe_cut_data(struct mm_struct *mm, const struct sframe_entry *e,
 	unsigned long start = max(cut->start, e->sframe_start);
 	unsigned long end = min(cut->end, e->sframe_end);
 
-	if (!cut->data_gone || start >= end)
+	/* A held section's data is the kernel's: nothing can unmap it. */
+	if (!cut->data_gone || start >= end || e->sec.held)
 		return false;
 	return !e->file || sframe_check_vmas(mm, start, end, 0, e->file,
 					     e->file_base);
@@ -639,6 +640,27 @@ static bool sframe_add_explicit(const struct sframe_add *add)
 }
 
 /*
+ * The explicit registration @add takes the place of, if any.  The kernel's
+ * registration of an attachment is replaced by the kernel's alone (the
+ * text mapped again): a process's own registration of that text is
+ * refused as overlapping (EEXIST) unless it asks to replace what it
+ * overlaps, so that a module converting what the kernel already has can
+ * tell it needs not.
+ */
+static struct sframe_entry *sframe_replaced_at(struct sframe_table *t,
+					       const struct sframe_add *add)
+{
+	struct sframe_entry *e;
+
+	if (!sframe_add_explicit(add))
+		return NULL;
+	e = sframe_explicit_at(t, add->seg_start);
+	if (e && test_bit(SFRAME_ENTRY_ATTACHED, &e->flags) && !add->held)
+		return NULL;
+	return e;
+}
+
+/*
  * Free in @sections and @used the room of one entry other than @replace
  * whose text overlaps @add's, if there is one.  A lower bound of what
  * the replacement frees: counting each entry once would take a set, or
@@ -689,8 +711,7 @@ static int sframe_room(struct mm_struct *mm, const struct sframe_add *add,
 			ranges = t->nr_ranges;
 			used += t->bytes;
 		}
-		replace = sframe_add_explicit(add) ?
-			  sframe_explicit_at(t, add->seg_start) : NULL;
+		replace = sframe_replaced_at(t, add);
 		if (replace) {
 			sections--;
 			used -= replace->bytes;
@@ -780,6 +801,8 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
 				const struct sframe_entry *e = t->ranges[i].entry;
 				unsigned long s = max(e->sframe_start, addr);
 
+				if (e->sec.held)
+					continue;
 				if (s < min(e->sframe_end, end) && s < lo) {
 					lo = s;
 					hi = min(e->sframe_end, end);
@@ -868,9 +891,10 @@ static struct file *sframe_explicit_share(struct mm_struct *mm,
 }
 
 /*
- * Prepare @e's section: a view of the shared index of @key's version of
- * @file when there is a key and the file gives a stable copy, else an
- * index of its own read from the process's memory, within @room bytes.
+ * Prepare @e's section: a view of the held section's index for an
+ * attachment; a view of the shared index of @key's version of @file when
+ * there is a key and the file gives a stable copy; else an index of its
+ * own read from the process's memory; within @room bytes.
  */
 static int sframe_entry_index(struct sframe_entry *e, const struct sframe_add *add,
 			      struct file *file, const struct sframe_share_key *key,
@@ -879,6 +903,17 @@ static int sframe_entry_index(struct sframe_entry *e, const struct sframe_add *a
 	const char *reason = NULL;
 	struct sframe_shared *sh;
 
+	if (add->held) {
+		if (add->held->bytes > room) {
+			e->sec.reason = "FDE index over the allowance";
+			return -EDQUOT;
+		}
+		e->shared = sframe_shared_get_ref(add->held);
+		sframe_section_view(&e->sec, &add->held->sec, add->sframe_start,
+				    add->seg_start);
+		e->bytes += add->held->bytes;
+		return 0;
+	}
 	if (key) {
 		sh = sframe_shared_get(file, key, add->sframe_start,
 				       add->seg_start, room, &reason);
@@ -917,7 +952,7 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
 		set_bit(SFRAME_ENTRY_VDSO, &e->flags);
 	else if (sframe_add_explicit(add))
 		set_bit(SFRAME_ENTRY_EXPLICIT, &e->flags);
-	if (add->attached)
+	if (add->held)
 		set_bit(SFRAME_ENTRY_ATTACHED, &e->flags);
 	e->file = add->file ? get_file(add->file) : NULL;
 	e->file_base = add->file_base;
@@ -953,6 +988,8 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
  *	register (@add->start to @add->end), and for a file's section the
  *	file and the address its offset 0 has in the mapping.
  *
+ * An attachment's section (@add->held) is the kernel's copy and index:
+ * only its text must be mapped, and it is neither read nor faulted in.
  * Reads and checks the section, then takes the mmap lock for writing and
  * adds it if the text is still mapped as it was (of the file at that
  * place, executable), then faults all of it in.  A file's section, and
@@ -993,6 +1030,13 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 		if (ret != -ENOENT)
 			return ret;
 		share = sframe_share_key_of(mm, add, &key);
+	} else if (add->held) {
+		if (mmap_read_lock_killable(mm))
+			return -EINTR;
+		ret = sframe_check_vmas(mm, add->start, add->end, VM_EXEC, NULL, 0);
+		mmap_read_unlock(mm);
+		if (ret)
+			return ret;
 	} else {
 		if (mmap_read_lock_killable(mm))
 			return -EINTR;
@@ -1021,23 +1065,25 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	ret = mmap_write_lock_killable(mm);
 	if (ret)
 		goto put;
-	ret = sframe_check_mapped(mm, add->file, add->file_base,
-				  add->sframe_start, sframe_end, add->start,
-				  add->end);
+	if (add->held)
+		ret = sframe_check_vmas(mm, add->start, add->end, VM_EXEC, NULL, 0);
+	else
+		ret = sframe_check_mapped(mm, add->file, add->file_base,
+					  add->sframe_start, sframe_end, add->start,
+					  add->end);
 	/* A shared index is the file's: the section must still be mapped from it. */
 	if (!ret && e->shared && explicit_file)
 		ret = sframe_check_vmas(mm, add->sframe_start, sframe_end, VM_READ,
 					explicit_file, explicit_base);
 	if (!ret) {
-		replace = sframe_add_explicit(add) ?
-			  sframe_explicit_at(sframe_table_locked(mm), add->seg_start) : NULL;
+		replace = sframe_replaced_at(sframe_table_locked(mm), add);
 		ret = sframe_table_insert(mm, e, add->start, add->end, replace,
 					  add->replace);
 	}
 	mmap_write_unlock(mm);
 	if (!ret) {
 		/* @e is the table's now: another thread may drop it any time. */
-		if (!bad)
+		if (!bad && !add->held)
 			sframe_populate(add->sframe_start, sframe_end);
 		goto out;
 	}

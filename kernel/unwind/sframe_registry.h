@@ -137,8 +137,10 @@ struct sframe_range_info {
  * @vdso: the section is the vDSO's (@file is NULL).
  * @replace: take the place of the registrations the text overlaps
  *	(SFRAME_REGISTER_REPLACE; explicit only).
- * @attached: an explicit registration the kernel made for a file's
- *	attachment (PR_SFRAME_ATTACH), so shown.
+ * @held: an explicit registration the kernel makes for a file's
+ *	attachment (PR_SFRAME_ATTACH), shown "[attached]": the section is this
+ *	index's kernel copy, and @sframe_start only where it would lie (nothing
+ *	needs to be mapped there).
  */
 struct sframe_add {
 	struct file	*file;
@@ -151,7 +153,7 @@ struct sframe_add {
 	unsigned long	end;
 	bool		vdso;
 	bool		replace;
-	bool		attached;
+	struct sframe_shared *held;
 };
 
 int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add);

@@ -33,7 +33,12 @@
 
 #include "sframe_share.h"
 
-/* Larger sections are indexed from the process's memory, not copied. */
+/*
+ * Larger sections are indexed from the process's memory, not copied; and
+ * so is any section while others' copies, read for indexes being built
+ * right now, hold that much: many threads registering large sections at
+ * once would otherwise hold a copy each, charged to no one for long.
+ */
 #define SFRAME_SHARE_MAX_COPY	(64UL << 20)
 #define SFRAME_SHARE_BITS	8
 
@@ -41,6 +46,8 @@ static DEFINE_SPINLOCK(sframe_share_lock);
 static DEFINE_HASHTABLE(sframe_share_table, SFRAME_SHARE_BITS);
 static atomic_long_t sframe_shared_nr = ATOMIC_LONG_INIT(0);
 static atomic_long_t sframe_shared_bytes = ATOMIC_LONG_INIT(0);
+VISIBLE_IF_KUNIT atomic_long_t sframe_share_copying = ATOMIC_LONG_INIT(0);
+EXPORT_SYMBOL_IF_KUNIT(sframe_share_copying);
 
 static unsigned long sframe_share_hash(const struct sframe_share_key *key)
 {
@@ -71,8 +78,23 @@ static struct sframe_shared *sframe_share_find(const struct sframe_share_key *ke
 static void sframe_shared_free(struct sframe_shared *sh)
 {
 	sframe_section_release(&sh->sec);
-	fput(sh->file);
+	if (sh->file)
+		fput(sh->file);
+	kvfree(sh->held.data);
 	kfree(sh);
+}
+
+/*
+ * Room for a copy of @bytes among those being read at once; -EAGAIN when
+ * there is none (the caller indexes the process's memory instead).
+ */
+static int sframe_share_copy_room(size_t bytes)
+{
+	if (atomic_long_add_return(bytes, &sframe_share_copying) <=
+	    SFRAME_SHARE_MAX_COPY)
+		return 0;
+	atomic_long_sub(bytes, &sframe_share_copying);
+	return -EAGAIN;
 }
 
 /* The section's bytes as the file holds them; NULL data if it cannot be read */
@@ -82,18 +104,32 @@ static int sframe_share_read(struct file *file, const struct sframe_share_key *k
 	loff_t pos = key->sframe_off;
 	ssize_t n;
 	u8 *data;
+	int ret;
 
+	ret = sframe_share_copy_room(key->sframe_size);
+	if (ret)
+		return ret;
 	data = kvmalloc(key->sframe_size, SFRAME_GFP);
-	if (!data)
+	if (!data) {
+		atomic_long_sub(key->sframe_size, &sframe_share_copying);
 		return -ENOMEM;
+	}
 	n = kernel_read(file, data, key->sframe_size, &pos);
 	if (n <= 0) {
 		kvfree(data);
+		atomic_long_sub(key->sframe_size, &sframe_share_copying);
 		return n ? n : -EFAULT;
 	}
 	image->data = data;
 	image->len = n;
 	return 0;
+}
+
+static void sframe_share_read_done(const struct sframe_share_key *key,
+				   struct sframe_image *image)
+{
+	kvfree(image->data);
+	atomic_long_sub(key->sframe_size, &sframe_share_copying);
 }
 
 /* Build the index of @key; -EAGAIN if the file cannot give a stable copy */
@@ -119,7 +155,7 @@ static struct sframe_shared *sframe_share_build(struct file *file,
 	}
 	ret = sframe_section_init_image(&sh->sec, &image, sframe_start, text_start,
 					text_start + key->text_len, max_bytes);
-	kvfree(image.data);
+	sframe_share_read_done(key, &image);
 	/* Changed while read: the copy may mix two versions. */
 	if (!sframe_file_version(file, &now) ||
 	    !sframe_file_version_eq(&now, &key->version)) {
@@ -216,10 +252,64 @@ void sframe_shared_put(struct sframe_shared *sh)
 	scoped_guard(spinlock_bh, &sframe_share_lock)
 		hash_del(&sh->node);
 	atomic_long_dec(&sframe_shared_nr);
-	atomic_long_sub(sh->bytes, &sframe_shared_bytes);
+	atomic_long_sub(sh->bytes + sh->held.len, &sframe_shared_bytes);
 	sframe_shared_free(sh);
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_shared_put);
+
+/**
+ * sframe_shared_hold() - index a section the kernel keeps, for all to share
+ * @data: the section's bytes, from kvmalloc(): the index owns them from now
+ *	on, and frees them with itself (or here, on failure).
+ * @len: their length.
+ * @sframe_start: the address to build the index at: nothing is read there,
+ *	and sframe_section_view() places it where each process has the text.
+ * @text_start: the code the section describes, at that place.
+ * @text_len: that code's length.
+ * @reason: set to the reader's reason when the section is refused.
+ *
+ * The index is in no table: its owner (an attachment) hands out
+ * references with sframe_shared_get_ref(), and lookups in every view read
+ * @data, never a process's memory.  It counts as a shared index in
+ * sframe_shared_indexes(), and its bytes with @data's in
+ * sframe_shared_total_bytes(); its @bytes, what each process that uses
+ * it is charged, are the index's alone, as for a file's section, whose
+ * bytes are the page cache's.
+ *
+ * Context: Process context; may sleep.
+ * Return: the index with one reference, or the errors of
+ *	sframe_section_init_held().
+ */
+struct sframe_shared *sframe_shared_hold(void *data, size_t len,
+					 unsigned long sframe_start,
+					 unsigned long text_start,
+					 unsigned long text_len,
+					 const char **reason)
+{
+	struct sframe_shared *sh = kzalloc(sizeof(*sh), GFP_KERNEL_ACCOUNT);
+	int ret;
+
+	if (!sh) {
+		kvfree(data);
+		return ERR_PTR(-ENOMEM);
+	}
+	sh->held.data = data;
+	sh->held.len = len;
+	ret = sframe_section_init_held(&sh->sec, &sh->held, sframe_start,
+				       text_start, text_start + text_len, SIZE_MAX);
+	if (ret) {
+		*reason = sh->sec.reason;
+		sframe_shared_free(sh);
+		return ERR_PTR(ret);
+	}
+	sh->bytes = sizeof(*sh) + sframe_section_bytes(&sh->sec);
+	refcount_set(&sh->ref, 1);
+	INIT_HLIST_NODE(&sh->node);
+	atomic_long_inc(&sframe_shared_nr);
+	atomic_long_add(sh->bytes + len, &sframe_shared_bytes);
+	return sh;
+}
+EXPORT_SYMBOL_IF_KUNIT(sframe_shared_hold);
 
 /**
  * sframe_shared_get_ref() - another reference to a shared index

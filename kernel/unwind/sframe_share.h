@@ -35,10 +35,12 @@ struct sframe_share_key {
  * @node: in the table of shared indexes.
  * @key: what it was built from.
  * @file: the file it was read from, kept open so that @key's inode stays
- *	the same inode.
+ *	the same inode; NULL for a held section's.
  * @sec: the index, built where the first process had the section;
  *	sframe_section_view() places it for others.
- * @bytes: kernel memory it holds.
+ * @held: for a section the kernel keeps (sframe_shared_hold()): its bytes,
+ *	which lookups read; else empty.
+ * @bytes: kernel memory the index holds (@held's bytes not included).
  * @ref: one per registration using it.
  */
 struct sframe_shared {
@@ -46,6 +48,7 @@ struct sframe_shared {
 	struct sframe_share_key	key;
 	struct file		*file;
 	struct sframe_section	sec;
+	struct sframe_image	held;
 	size_t			bytes;
 	refcount_t		ref;
 };
@@ -55,9 +58,19 @@ struct sframe_shared *sframe_shared_get(struct file *file,
 					unsigned long sframe_start,
 					unsigned long text_start,
 					size_t max_bytes, const char **reason);
+struct sframe_shared *sframe_shared_hold(void *data, size_t len,
+					 unsigned long sframe_start,
+					 unsigned long text_start,
+					 unsigned long text_len,
+					 const char **reason);
 struct sframe_shared *sframe_shared_get_ref(struct sframe_shared *sh);
 void sframe_shared_put(struct sframe_shared *sh);
 long sframe_shared_indexes(void);
 long sframe_shared_total_bytes(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Bytes of the copies being read for indexes right now, for tests to fill */
+extern atomic_long_t sframe_share_copying;
+#endif
 
 #endif /* _KERNEL_UNWIND_SFRAME_SHARE_H */

@@ -2,7 +2,9 @@
 /*
  * /sys/kernel/sframe/: what SFrame holds in kernel memory, system-wide,
  * for an administrator to see what the unwinder costs a machine.  See
- * Documentation/ABI/testing/sysfs-kernel-sframe.
+ * Documentation/ABI/testing/sysfs-kernel-sframe.  Root's alone: the
+ * figures move by exact index sizes when another user starts a program,
+ * which tells what that user runs.
  */
 #include <linux/init.h>
 #include <linux/kobject.h>
@@ -18,7 +20,7 @@ static ssize_t sections_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%ld\n", sframe_live_sections());
 }
 
-static struct kobj_attribute sections_attr = __ATTR_RO(sections);
+static struct kobj_attribute sections_attr = __ATTR_RO_MODE(sections, 0400);
 
 static ssize_t private_bytes_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
@@ -26,7 +28,7 @@ static ssize_t private_bytes_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%ld\n", sframe_private_bytes());
 }
 
-static struct kobj_attribute private_bytes_attr = __ATTR_RO(private_bytes);
+static struct kobj_attribute private_bytes_attr = __ATTR_RO_MODE(private_bytes, 0400);
 
 static ssize_t shared_indexes_show(struct kobject *kobj,
 				   struct kobj_attribute *attr, char *buf)
@@ -34,7 +36,7 @@ static ssize_t shared_indexes_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%ld\n", sframe_shared_indexes());
 }
 
-static struct kobj_attribute shared_indexes_attr = __ATTR_RO(shared_indexes);
+static struct kobj_attribute shared_indexes_attr = __ATTR_RO_MODE(shared_indexes, 0400);
 
 static ssize_t shared_bytes_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
@@ -42,7 +44,7 @@ static ssize_t shared_bytes_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%ld\n", sframe_shared_total_bytes());
 }
 
-static struct kobj_attribute shared_bytes_attr = __ATTR_RO(shared_bytes);
+static struct kobj_attribute shared_bytes_attr = __ATTR_RO_MODE(shared_bytes, 0400);
 
 static ssize_t attached_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     char *buf)
@@ -50,7 +52,7 @@ static ssize_t attached_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%ld\n", sframe_attached_count());
 }
 
-static struct kobj_attribute attached_attr = __ATTR_RO(attached);
+static struct kobj_attribute attached_attr = __ATTR_RO_MODE(attached, 0400);
 
 static struct attribute *sframe_attrs[] = {
 	&sections_attr.attr,

@@ -620,8 +620,12 @@ unwind_user_consume(struct unwind_user_state *state,
 	/* The first address comes from the registers: no user access. */
 	if (state->done || !consume(cookie, state->ip))
 		return;
-	/* An NMI may hit while another mm is loaded (x86 lazy TLB). */
-	if (state->ctx.nofault && in_nmi() && !nmi_uaccess_okay())
+	/*
+	 * Another mm may be loaded: an NMI in x86's lazy TLB mode, or a
+	 * tracepoint in the middle of switch_mm_irqs_off().  Only a walk that
+	 * may fault runs where current->mm is surely the one loaded.
+	 */
+	if (state->ctx.nofault && !nmi_uaccess_okay())
 		return;
 	while (!unwind_user_next(state) && consume(cookie, state->ip))
 		;

@@ -608,6 +608,15 @@ static void reg_prctl_struct_test(struct kunit *test)
 	big[sizeof(r) + 3] = 0;
 	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, big, sizeof(big)), 0);
 
+	/*
+	 * Over a page, as clone3() and openat2(): refused before any byte
+	 * past the known ones is read (the page after uarg is not mapped).
+	 */
+	r = reg_args(ctx);
+	r.size = PAGE_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)ctx->uarg, &r, sizeof(r)), 0);
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, ctx->uarg, 0, 0, 0), -E2BIG);
+
 	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, 16, 0, 0, 0), -EFAULT);
 	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, ctx->uarg, 1, 0, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_UNREGISTER, ctx->text, 0, 0, 1), -EINVAL);
@@ -1101,6 +1110,92 @@ static void reg_share_too_large_test(struct kunit *test)
 }
 
 /*
+ * While the copies being read for other indexes hold all the system
+ * allows, a file's section is indexed from its process's memory instead:
+ * threads registering many large sections at once hold no copy each.
+ */
+static void reg_share_copy_bound_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count();
+	struct file *file = share_file(test, ctx);
+	unsigned long t;
+
+	atomic_long_add(SZ_1G, &sframe_share_copying);
+	t = share_map(test, ctx, file);
+	atomic_long_sub(SZ_1G, &sframe_share_copying);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].shared);
+	KUNIT_EXPECT_FALSE(test, ctx->info[0].bad);
+	KUNIT_EXPECT_EQ(test, share_count(), nr);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, t, false), 8);
+	/* With the room back, the next mapping shares as before. */
+	share_map(test, ctx, file);
+	KUNIT_EXPECT_EQ(test, share_count(), nr + 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sframe_share_copying), 0);
+	fput(file);
+}
+
+/*
+ * An attachment's section, held by the kernel: registered with nothing
+ * mapped where it would lie, looked up from the kernel's copy (faulting
+ * or not), kept when that range is unmapped, copied by fork, and its
+ * index freed with the last registration and the holder's reference.
+ */
+static void reg_held_test(struct kunit *test)
+{
+	unsigned long text_len = REG_TEXT_PAGES * PAGE_SIZE, at = 1UL << 48;
+	struct reg_ctx *ctx = test->priv;
+	long nr = share_count();
+	struct sframe_shared *held;
+	const char *reason = NULL;
+	struct sframe_registration r;
+	struct sframe_add add;
+	struct reg_fork_args *a;
+	void *data;
+
+	data = kvmalloc(ctx->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	KUNIT_ASSERT_EQ(test, copy_from_user(data, (void __user *)ctx->sframe,
+					     ctx->size), 0);
+	held = sframe_shared_hold(data, ctx->size, at, at + (ctx->text - ctx->sframe),
+				  text_len, &reason);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(held), "%s", reason);
+	KUNIT_EXPECT_EQ(test, share_count(), nr + 1);
+	add = (struct sframe_add){
+		.sframe_start = ctx->sframe, .sframe_size = ctx->size,
+		.seg_start = ctx->text, .seg_end = ctx->text + text_len,
+		.start = ctx->text, .end = ctx->text + text_len, .held = held,
+	};
+	KUNIT_ASSERT_EQ(test, sframe_add_section(current->mm, &add), 0);
+	/* The process's own registration of that text: refused, not a replacement */
+	r = reg_args(ctx);
+	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EEXIST);
+	/* The kernel's again (the text mapped anew) replaces it */
+	KUNIT_EXPECT_EQ(test, sframe_add_section(current->mm, &add), 0);
+	/* What the process had there is gone: only the kernel's copy is left. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(ctx->sframe, SFB_BUF_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].shared);
+	KUNIT_EXPECT_TRUE(test, ctx->info[0].explicit);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, ctx->text, false), 8);
+	KUNIT_EXPECT_EQ(test, reg_cfa(test, ctx->text + 0x45, true), 16);
+	/* Memory mapped and unmapped where the section would lie: no matter */
+	KUNIT_ASSERT_EQ(test, vm_mmap(NULL, ctx->sframe, PAGE_SIZE, PROT_READ,
+				      MAP_FIXED | MAP_ANONYMOUS | MAP_PRIVATE, 0),
+			ctx->sframe);
+	KUNIT_ASSERT_EQ(test, vm_munmap(ctx->sframe, PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, reg_ranges(ctx), 1);
+	a = reg_fork_args(test, 1, nr + 1);
+	KUNIT_EXPECT_EQ(test, kunit_fork_run(reg_share_child, a), 0);
+
+	sframe_shared_put(held);
+	KUNIT_EXPECT_EQ(test, share_count(), nr + 1);
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_UNREGISTER, ctx->text, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, share_count(), nr);
+}
+
+/*
  * A file whose section is malformed: the registration is kept, marked
  * bad, and no index is shared; one whose section is only in its process's
  * memory (not mapped from the file) gets an index of its own.
@@ -1284,6 +1379,8 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_share_changed_test),
 	KUNIT_CASE(reg_share_refused_test),
 	KUNIT_CASE(reg_share_too_large_test),
+	KUNIT_CASE(reg_share_copy_bound_test),
+	KUNIT_CASE(reg_held_test),
 	KUNIT_CASE(reg_share_explicit_test),
 	KUNIT_CASE(reg_share_explicit_refused_test),
 	{}

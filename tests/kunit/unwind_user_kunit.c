@@ -20,6 +20,7 @@
 #include <linux/unwind_deferred.h>
 #include <linux/unwind_user.h>
 #include <linux/uprobes.h>
+#include <asm/tlbflush.h>
 #include <asm/unwind_user_sframe.h>
 
 #include "../sframe_registry.h"
@@ -841,6 +842,8 @@ struct uw_perf_args {
 	unsigned int	nr_arch;
 	unsigned long	faulted[UW_PERF_MAX];		/* unwind_user() first */
 	unsigned int	nr_faulted;
+	u64		switching[UW_PERF_MAX + 1];	/* another mm loaded (x86) */
+	unsigned int	nr_switching;
 };
 
 /* As if the task had entered the kernel from user mode at @ip */
@@ -893,6 +896,31 @@ static unsigned int uw_perf_take(struct pt_regs *regs, u32 max_stack, u64 cookie
 	return nr;
 }
 
+#if defined(CONFIG_X86_64)
+/*
+ * The same in the middle of switch_mm_irqs_off() (a tracepoint there, or
+ * an NMI in lazy TLB mode): the user memory the walk would read is not
+ * the task's.
+ */
+static unsigned int uw_perf_take_switching(struct pt_regs *regs, u64 *ips)
+{
+	struct mm_struct *loaded;
+	unsigned long flags;
+	unsigned int nr;
+
+	local_irq_save(flags);
+	loaded = this_cpu_read(cpu_tlbstate.loaded_mm);
+	this_cpu_write(cpu_tlbstate.loaded_mm, LOADED_MM_SWITCHING);
+	rcu_read_lock();
+	nr = uw_perf_copy(get_perf_callchain(regs, false, true, UW_PERF_MAX, false,
+					     true, 0), ips);
+	rcu_read_unlock();
+	this_cpu_write(cpu_tlbstate.loaded_mm, loaded);
+	local_irq_restore(flags);
+	return nr;
+}
+#endif
+
 static int uw_perf_child(void *arg)
 {
 	struct uw_perf_args *a = arg;
@@ -912,6 +940,9 @@ static int uw_perf_child(void *arg)
 	a->nr_sframe = uw_perf_take(regs, UW_PERF_MAX, 0, a->sframe);
 	a->nr_limited = uw_perf_take(regs, 2, 0, a->limited);
 	a->nr_deferred = uw_perf_take(regs, UW_PERF_MAX, UW_PERF_COOKIE, a->deferred);
+#if defined(CONFIG_X86_64)
+	a->nr_switching = uw_perf_take_switching(regs, a->switching);
+#endif
 
 	/* No section: the callchain is the arch's, as before SFrame. */
 	KUNIT_EXPECT_EQ(a->test, sframe_remove_explicit(current->mm, a->ctx->text), 0);
@@ -979,6 +1010,12 @@ static void uw_perf_callchain_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, a->nr_limited, 3);
 	KUNIT_EXPECT_EQ(test, a->limited[0], PERF_CONTEXT_USER);
 	KUNIT_EXPECT_EQ(test, a->limited[2], ctx->text + UW_F_SP + 0x10);
+
+	/* Another mm loaded: the registers' frame, and no read of memory */
+	if (IS_ENABLED(CONFIG_X86_64)) {
+		KUNIT_ASSERT_EQ(test, a->nr_switching, 2);
+		KUNIT_EXPECT_EQ(test, a->switching[1], ctx->text + UW_F_FP + 0x8);
+	}
 
 	/* Deferred: the marker and the cookie, no stack (it comes later). */
 	KUNIT_ASSERT_EQ(test, a->nr_deferred, 2);

@@ -229,7 +229,15 @@ int main(void)
 	mount_fs("sysfs", "/sys", "sysfs");
 	/* Where tracers (bpftrace, perf trace) look for events */
 	mount_fs("tracefs", "/sys/kernel/tracing", "tracefs");
+	/*
+	 * The initramfs's root comes world-writable (rootfs's default); a
+	 * real system's is root's alone, and tests of code that trusts root's
+	 * directories (the audit module's system cache) need it so.
+	 */
+	if (chmod("/", 0755))
+		say("vm-init: chmod /: %s\n", strerror(errno));
 	mkdir("/tmp", 01777);
+	chmod("/tmp", 01777);
 	mkdir(WORK_DIR, 0755);
 	if (chdir(WORK_DIR))
 		say("vm-init: chdir %s: %s\n", WORK_DIR, strerror(errno));

@@ -173,13 +173,14 @@ struct sframe_fda_v3 {
  * file's section comes back only if the file's text is mapped again.
  *
  * Errors: EINVAL (unknown flags, size below SFRAME_REGISTRATION_SIZE_VER0,
- * an empty or wrapping range), E2BIG (unknown non-zero fields, or a section
- * too large to index), EFAULT (a range not mapped or the data unreadable),
- * EACCES (text not executable), EEXIST (text overlaps a registration other
- * than the explicit one it replaces, or, with SFRAME_REGISTER_REPLACE, one
- * with text outside the new text), ENOSPC (the process has as many
- * sections as allowed), EDQUOT (their memory would pass the process's
- * limit), ENOMEM, and the reader's own:
+ * an empty or wrapping range), E2BIG (a structure larger than a page,
+ * unknown non-zero fields, or a section too large to index), EFAULT (a
+ * range not mapped or the data unreadable), EACCES (text not executable),
+ * EEXIST (text overlaps a registration other than the explicit one it
+ * replaces, which an attached one is only with SFRAME_REGISTER_REPLACE,
+ * or, with SFRAME_REGISTER_REPLACE, one with text outside the new text),
+ * ENOSPC (the process has as many sections as allowed), EDQUOT (their
+ * memory would pass the process's limit), ENOMEM, and the reader's own:
  * EINVAL (malformed section), EOPNOTSUPP (version or ABI not supported).
  * PR_SFRAME_UNREGISTER: ENOENT when no explicit registration starts at the
  * given address, EINVAL when the unused arguments are not zero.
@@ -218,35 +219,39 @@ struct sframe_registration {
  * made for the address sframe_vaddr of the ELF file's virtual addresses
  * (its PC-relative fields count from there), and describes the code at
  * [text_vaddr, text_vaddr + text_size), which must lie within one
- * executable PT_LOAD.  sframe_vaddr may lie outside the file's segments,
- * below them too (it wraps as an unsigned sum with the load bias), but
- * must be congruent to sframe_off modulo the page size.  Whenever that
- * version of the ELF file is mapped executable, with no PT_GNU_SFRAME of
- * its own, in a process whose stacks may be walked, the kernel maps the
- * pages of sframe_fd that hold the section read-only at load bias +
- * sframe_vaddr (where nothing is mapped yet: otherwise, or if the
- * process may not map the file, that process goes without) and registers
- * it as PR_SFRAME_REGISTER would, before the process runs an instruction
- * of the new mapping.  The process sees an ordinary read-only mapping of
- * the file and an explicit registration ("[attached]" in
- * /proc/<pid>/sframe), which it may remove.
+ * executable PT_LOAD.  sframe_vaddr may lie anywhere, outside the file's
+ * segments and below them too (it wraps as an unsigned sum with the load
+ * bias), within 2^48 bytes of the text.  The kernel reads the section once,
+ * during the call, and keeps that copy and its index for the whole system:
+ * whatever happens to sframe_fd's file afterwards changes nothing.
+ * Whenever that version of the ELF file is mapped executable, with no
+ * PT_GNU_SFRAME of its own, in a process whose stacks may be walked, the
+ * kernel registers the section for it as PR_SFRAME_REGISTER would, as
+ * lying at load bias + sframe_vaddr, before the process runs an
+ * instruction of the new mapping.  Nothing is mapped into the process:
+ * it sees an explicit registration ("[attached]" in /proc/<pid>/sframe,
+ * at an address where it has no mapping), which it may remove.
  *
  * The attachment is to that version of the file: a file rewritten or
  * replaced (a package upgrade) has none.  The section's file must be a
  * regular file that everyone may read and only its owner write, owned by
- * root; the kernel holds both files open until PR_SFRAME_DETACH, which
- * removes every attachment of the ELF file, or with (unsigned long)-1 for
- * the descriptor every attachment (processes keep what they registered).
- * Several attachments of one file may be made, for different text.
+ * root, when the call reads it; the kernel holds the ELF file open until
+ * PR_SFRAME_DETACH, which removes every attachment of the ELF file, or
+ * with (unsigned long)-1 for the descriptor every attachment (processes
+ * keep what they registered).  Several attachments of one file may be
+ * made, for different text.
  *
  * Errors: EPERM (no CAP_SYS_ADMIN), EBADF (a descriptor not open, or the
  * section's not open for reading), EINVAL (unknown flags, size below
- * SFRAME_ATTACHMENT_SIZE_VER0, an empty or wrapping range, sframe_vaddr
- * and sframe_off not congruent, not regular files, an ELF file whose
- * version cannot be told apart from the next), EACCES (the section's file
- * writable by others than root, or not readable by all), E2BIG (unknown
+ * SFRAME_ATTACHMENT_SIZE_VER0, an empty or wrapping range, a section past
+ * the end of its file or too far from its text, not regular files, an ELF
+ * file whose version cannot be told apart from the next, or the reader's
+ * refusal of the section), EOPNOTSUPP (the section's version or ABI not
+ * supported), EACCES (the section's file writable by others than root, or
+ * not readable by all), E2BIG (a structure larger than a page, or unknown
  * non-zero fields), EEXIST (text overlapping an attachment of the same
- * file), ENOSPC (as many attachments as allowed), ENOMEM.
+ * file), ENOSPC (as many attachments, or as many bytes of them, as
+ * allowed), ENOMEM.
  * PR_SFRAME_DETACH: EPERM, EBADF, ENOENT when there is none to remove.
  */
 struct sframe_attachment {

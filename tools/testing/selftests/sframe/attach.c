@@ -5,24 +5,28 @@
  * test runner made sf-attach.sframe beside it from its .eh_frame
  * (sframe-gen --raw, made for SF_ATTACH_VADDR, 64 GiB below the load
  * bias).  As root it
- *   - tries what must fail: unknown flags, a short structure, a section
- *     file others may write, text in no executable segment, a section
- *     address not congruent to its offset, a file with SFrame of its own,
- *     a closed descriptor, a section open only for writing, unknown
- *     non-zero fields, one attachment past max_attached, a caller without
- *     CAP_SYS_ADMIN, a detach of a file with nothing attached; none may
- *     change the attachment count; and a detach of all, which must leave
- *     none;
+ *   - tries what must fail: unknown flags, a short structure, one larger
+ *     than a page, a section file others may write, text in no executable
+ *     segment, a section past the end of its file or too far from its
+ *     text, a file with SFrame of its own, a closed descriptor, a section
+ *     open only for writing, unknown non-zero fields, one attachment past
+ *     max_attached or max_attached_bytes, a caller without CAP_SYS_ADMIN,
+ *     a detach of a file with nothing attached; none may change the
+ *     attachment count; and a detach of all, which must leave none;
+ *   - checks that /sys/kernel/sframe/ is root's alone (mode 0400);
  *   - attaches the section to each executable segment of this very file,
- *     then runs itself again: the new process must find its text
- *     registered before it walks anything (exec registered it: the driver
- *     profiles its tests), and walk main > att_a > att_b > att_leaf whole,
- *     by SFrame, though nothing in it registered anything;
+ *     then empties the section's file and lets anyone write it (the
+ *     kernel keeps what it read at the attach), then runs itself again:
+ *     the new process must find its text registered before it walks
+ *     anything (exec registered it: the driver profiles its tests), have
+ *     no mapping of the section's file, and walk main > att_a > att_b >
+ *     att_leaf whole, by SFrame, though nothing in it registered anything;
  *   - detaches, and runs itself again: now the same walk must fail (the
  *     control: without the attachment, nothing finds these frames).
  *
  * sf-attach --audit MODULE: libsframe-audit.so attaches what it caches
- * (SFRAME_AUDIT_ATTACH=1): see att_audit().
+ * (SFRAME_AUDIT_ATTACH=1): see att_audit(); and, in /etc/ld.so.preload,
+ * does nothing a set-user-ID program's caller asks: see att_secure().
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -113,8 +117,11 @@ __attribute__((noinline)) int att_a(char names[][32])
 	return n;
 }
 
-/* Is the walk main > att_a > att_b > att_leaf, whole? */
-static bool att_walk_whole(void)
+/*
+ * Is the walk main > att_a > att_b > att_leaf, whole?  Inlined, as are
+ * its callers, so that att_a's caller is main.
+ */
+static inline __attribute__((always_inline)) bool att_walk_whole(void)
 {
 	char names[SF_ATTACH_FRAMES][32] = {};
 	int i, n = att_a(names);
@@ -137,8 +144,28 @@ static const struct sf_line *att_line_of(const struct sf_set *got, unsigned long
 	return NULL;
 }
 
+/* Is a file whose name ends in @name mapped into this process? */
+static bool att_maps_has(const char *name)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	size_t len = strlen(name);
+	char line[4352];
+	bool found = false;
+
+	if (!SF_CHECK(maps, "/proc/self/maps: %s", strerror(errno)))
+		return false;
+	while (!found && fgets(line, sizeof(line), maps)) {
+		size_t n = strcspn(line, "\n");
+
+		line[n] = '\0';
+		found = n >= len && !strcmp(line + n - len, name);
+	}
+	fclose(maps);
+	return found;
+}
+
 /* The new image: does its text have a registration, and does it walk? */
-static int att_child(bool attached, bool libc)
+static inline __attribute__((always_inline)) int att_child(bool attached, bool libc)
 {
 	unsigned long text = (unsigned long)att_leaf;
 	unsigned long in_libc = (unsigned long)dlsym(RTLD_DEFAULT, "getpid");
@@ -166,6 +193,8 @@ static int att_child(bool attached, bool libc)
 		}
 		sf_set_free(&got);
 	}
+	SF_CHECK(!att_maps_has("sf-attach.sframe"),
+		 "the section's file is mapped into the process");
 	whole = att_walk_whole();
 	if (attached)
 		SF_CHECK(whole, "attached: main > att_a > att_b > att_leaf not found");
@@ -267,6 +296,193 @@ static void att_cache_remove(const bool *made)
 			rmdir(att_cache_dirs[i]);
 }
 
+/* A copy of @src that root owns, with @mode */
+static int att_copy(const char *src, const char *dst, mode_t mode)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY), out;
+	ssize_t n;
+
+	unlink(dst);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (in < 0 || out < 0)
+		goto fail;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			goto fail;
+	if (n < 0 || fchmod(out, mode))
+		goto fail;
+	close(in);
+	close(out);
+	return open(dst, O_RDONLY);
+fail:
+	sf_fail("copying %s to %s: %s", src, dst, strerror(errno));
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return -1;
+}
+
+/* Entries of directory @path, -1 if it cannot be read */
+static int att_dir_entries(const char *path)
+{
+	DIR *dir = opendir(path);
+	struct dirent *d;
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/*
+ * The set-user-ID copy, run by nobody: in secure-execution mode, and its
+ * text registered (from root's cache: the module, reading nothing of the
+ * caller's, mapped the entry root's run stored) and walked whole.  Quiet:
+ * its stderr must stay empty.
+ */
+static inline __attribute__((always_inline)) int att_secure_child(void)
+{
+	unsigned long text = (unsigned long)att_leaf, lo, hi;
+	char line[512];
+	bool found = false;
+	FILE *f;
+
+	if (getauxval(AT_SECURE) != 1 || geteuid() != 0 || getuid() != 65534)
+		return 10;
+	f = fopen("/proc/self/sframe", "r");
+	if (!f)
+		return 11;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo <= text && text < hi;
+	fclose(f);
+	if (!found)
+		return 12;
+	return att_walk_whole() ? 0 : 13;
+}
+
+#define ATT_SUID	"/tmp/sf-attach-suid"
+#define ATT_SUID_ERR	"/tmp/sf-attach-suid.err"
+#define ATT_USER_DIR	"/tmp/sf-attach-user"
+
+/*
+ * nobody runs @prog, a set-user-ID root program, with every variable of
+ * the module's set at what would make it write (a dump directory whose
+ * index is a link to a file of root's, nobody's own cache, a dry run,
+ * attaching), and its stderr in ATT_SUID_ERR; the exit status.
+ */
+static int att_run_as_nobody(const char *prog)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fd = open(ATT_SUID_ERR, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 2) < 0 ||
+		    setenv("SFRAME_AUDIT_VERBOSE", "1", 1) ||
+		    setenv("SFRAME_AUDIT_DRY_RUN", "1", 1) ||
+		    setenv("SFRAME_AUDIT_ATTACH", "1", 1) ||
+		    setenv("SFRAME_AUDIT_DUMP", ATT_USER_DIR "/dump", 1) ||
+		    setenv("SFRAME_AUDIT_CACHE", ATT_USER_DIR "/cache", 1) ||
+		    setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(126);
+		execl(prog, prog, "--child", "secure", (char *)NULL);
+		_exit(127);
+	}
+	if (!SF_CHECK(pid > 0, "fork: %s", strerror(errno)))
+		return -1;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * The module in /etc/ld.so.preload, as deployed, in a set-user-ID root
+ * program nobody starts: it honours none of its variables, creates,
+ * changes and says nothing, attaches nothing, and registers the program's
+ * section from root's cache alone (root ran the copy once, not attaching,
+ * to store it).
+ */
+static void att_secure(const char *module)
+{
+	struct stat st = {};
+	long attached, entries;
+	int fd, status, victim;
+	char self[4096];
+
+	if (!SF_CHECK(readlink("/proc/self/exe", self, sizeof(self) - 1) > 0, "readlink"))
+		return;
+	self[sizeof(self) - 1] = '\0';
+	fd = att_copy(self, ATT_SUID, 04755);
+	victim = open("/tmp/sf-attach-victim", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (!SF_CHECK(fd >= 0 && victim >= 0, "the set-user-ID copy and the victim"))
+		return;
+	close(fd);
+	SF_CHECK(write(victim, "root's\n", 7) == 7, "writing the victim");
+	close(victim);
+	mkdir("/etc", 0755);
+	mkdir(ATT_USER_DIR, 0755);
+	mkdir(ATT_USER_DIR "/dump", 0755);
+	mkdir(ATT_USER_DIR "/cache", 0700);
+	SF_CHECK(!symlink("/tmp/sf-attach-victim", ATT_USER_DIR "/dump/index") &&
+		 !chown(ATT_USER_DIR "/dump", 65534, 65534) &&
+		 !chown(ATT_USER_DIR "/cache", 65534, 65534), "nobody's directories");
+
+	/* Root's own run stores the copy's entry; AT_SECURE is 0 for it */
+	fd = fork();
+	if (fd == 0) {
+		if (setenv("LD_PRELOAD", module, 1) || setenv("SFRAME_AUDIT_ATTACH", "0", 1))
+			_exit(126);
+		execl(ATT_SUID, ATT_SUID, "--child", "audit", (char *)NULL);
+		_exit(127);
+	}
+	SF_CHECK(fd > 0 && waitpid(fd, &status, 0) == fd && WIFEXITED(status) &&
+		 !WEXITSTATUS(status), "root's run of the copy failed");
+
+	attached = sf_stat_get("attached");
+	entries = att_dir_entries(att_cache_dirs[2]);
+	fd = open("/etc/ld.so.preload", O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (!SF_CHECK(fd >= 0, "/etc/ld.so.preload: %s", strerror(errno)))
+		return;
+	SF_CHECK(dprintf(fd, "%s\n", module) > 0, "writing /etc/ld.so.preload");
+	close(fd);
+	status = att_run_as_nobody(ATT_SUID);
+	unlink("/etc/ld.so.preload");
+
+	SF_CHECK(status == 0, "the set-user-ID run: status %d (10 not secure, 11 no "
+		 "/proc/self/sframe, 12 its text not registered, 13 not walked whole)", status);
+	SF_CHECK(!stat(ATT_SUID_ERR, &st) && st.st_size == 0,
+		 "the set-user-ID run wrote %lld bytes to stderr", (long long)st.st_size);
+	if (st.st_size)
+		att_count_lines(ATT_SUID_ERR, "");
+	SF_CHECK(!stat("/tmp/sf-attach-victim", &st) && st.st_size == 7,
+		 "the victim changed: %lld bytes", (long long)st.st_size);
+	SF_CHECK(att_dir_entries(ATT_USER_DIR "/dump") == 1, "files made in the dump directory");
+	SF_CHECK(att_dir_entries(ATT_USER_DIR "/cache") == 0, "files made in nobody's cache");
+	SF_CHECK(att_dir_entries(att_cache_dirs[2]) == entries,
+		 "the system cache went from %ld entries to %d", entries,
+		 att_dir_entries(att_cache_dirs[2]));
+	SF_CHECK(sf_stat_get("attached") == attached, "the set-user-ID run attached: %ld, %ld before",
+		 sf_stat_get("attached"), attached);
+
+	unlink(ATT_USER_DIR "/dump/index");
+	rmdir(ATT_USER_DIR "/dump");
+	rmdir(ATT_USER_DIR "/cache");
+	rmdir(ATT_USER_DIR);
+	unlink(ATT_SUID_ERR);
+	unlink("/tmp/sf-attach-victim");
+	/* Its cache entry stays for att_cache_remove(); its attachment, if any, for detaching */
+	fd = open(ATT_SUID, O_RDONLY);
+	if (fd >= 0) {
+		prctl(PR_SFRAME_DETACH, fd, 0, 0, 0);
+		close(fd);
+	}
+	unlink(ATT_SUID);
+}
+
 /*
  * The module attaches what it caches as root: a first run under it stores
  * and attaches this program's section, the C library's and the loader's;
@@ -301,6 +517,7 @@ static int att_audit(const char *module)
 	SF_CHECK(att_run_audit(self, path, log) == 0, "the second run under the module failed");
 	SF_CHECK(att_count_lines(log, "registered by the kernel") >= 2,
 		 "the second run under the module did not leave its objects to the kernel");
+	att_secure(path);
 
 	dl_iterate_phdr(att_detach_one, &detached);
 	/* The module attached its own file too, if it has no SFrame of its own */
@@ -349,32 +566,35 @@ static int att_as_nobody(const struct sframe_attachment *att)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* A copy of @src that root owns, with @mode */
-static int att_copy(const char *src, const char *dst, mode_t mode)
+/* /sys/kernel/sframe/'s figures: root's alone, as nobody cannot read them */
+static void att_sysfs_modes(void)
 {
-	char buf[65536];
-	int in = open(src, O_RDONLY), out;
-	ssize_t n;
+	static const char *const names[] = {
+		"sections", "private_bytes", "shared_indexes", "shared_bytes", "attached",
+	};
+	char path[128];
+	struct stat st;
+	unsigned int i;
+	int status;
+	pid_t pid;
 
-	unlink(dst);
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (in < 0 || out < 0)
-		goto fail;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			goto fail;
-	if (n < 0 || fchmod(out, mode))
-		goto fail;
-	close(in);
-	close(out);
-	return open(dst, O_RDONLY);
-fail:
-	sf_fail("copying %s to %s: %s", src, dst, strerror(errno));
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return -1;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/sframe/%s", names[i]);
+		if (!SF_CHECK(!stat(path, &st), "%s: %s", path, strerror(errno)))
+			continue;
+		SF_CHECK((st.st_mode & 07777) == 0400, "%s: mode %o, not 0400", path,
+			 st.st_mode & 07777);
+		pid = fork();
+		if (pid == 0) {
+			if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+				_exit(2);
+			_exit(open(path, O_RDONLY) < 0 && errno == EACCES ? 0 : 1);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		SF_CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			 "%s: nobody could read it", path);
+	}
 }
 
 int main(int argc, char **argv)
@@ -382,19 +602,25 @@ int main(int argc, char **argv)
 	const ElfW(Phdr) *phdr = (const ElfW(Phdr) *)getauxval(AT_PHDR);
 	unsigned int i, phnum = getauxval(AT_PHNUM), segs = 0, first;
 	struct sframe_attachment att = { .size = sizeof(att) }, bad;
-	char self[4096], dir[4096], path[4200];
+	char self[4096], dir[4096], path[4200], section[4200];
 	struct {
 		struct sframe_attachment att;
 		__u64 more;
 	} big = {};
+	static union {
+		struct sframe_attachment att;
+		char page[65536 + 8];
+	} huge;
 	int elf, sec, loose, other, wronly;
-	long before, max_attached;
+	long before, max_attached, max_bytes;
 	struct stat st;
 
 	if (argc == 3 && !strcmp(argv[1], "--child")) {
 		/* Under the module: its constructor did the work */
 		if (!strcmp(argv[2], "audit"))
 			return 0;
+		if (!strcmp(argv[2], "secure"))
+			return att_secure_child();
 		return att_child(strcmp(argv[2], "none"), !strcmp(argv[2], "all"));
 	}
 	if (argc == 3 && !strcmp(argv[1], "--audit"))
@@ -405,10 +631,10 @@ int main(int argc, char **argv)
 	self[sizeof(self) - 1] = '\0';
 	snprintf(dir, sizeof(dir), "%s", self);
 	*strrchr(dir, '/') = '\0';
-	snprintf(path, sizeof(path), "%s/sf-attach.sframe", dir);
+	snprintf(section, sizeof(section), "%s/sf-attach.sframe", dir);
 	elf = open(self, O_RDONLY);
-	sec = att_copy(path, "/tmp/sf-attach.sframe", 0644);
-	loose = att_copy(path, "/tmp/sf-attach-loose.sframe", 0666);
+	sec = att_copy(section, "/tmp/sf-attach.sframe", 0644);
+	loose = att_copy(section, "/tmp/sf-attach-loose.sframe", 0666);
 	snprintf(path, sizeof(path), "%s/sf-pie", dir);
 	other = open(path, O_RDONLY);
 	wronly = open("/tmp/sf-attach.sframe", O_WRONLY);
@@ -447,8 +673,14 @@ int main(int argc, char **argv)
 	bad.text_size = 16;
 	att_refused("text past the segment", &bad, EINVAL);
 	bad = att;
-	bad.sframe_vaddr += 8;
-	att_refused("section address not congruent to its offset", &bad, EINVAL);
+	bad.sframe_size = st.st_size + 1;
+	att_refused("a section past the end of its file", &bad, EINVAL);
+	bad = att;
+	bad.sframe_vaddr = att.text_vaddr + (1UL << 48);
+	att_refused("a section 2^48 bytes from its text", &bad, EINVAL);
+	huge.att = att;
+	huge.att.size = sysconf(_SC_PAGESIZE) + 8;
+	att_refused("a structure larger than a page", &huge.att, E2BIG);
 	bad = att;
 	bad.elf_fd = other;
 	att_refused("a file with its own SFrame", &bad, EEXIST);
@@ -466,7 +698,15 @@ int main(int argc, char **argv)
 		att_refused("past max_attached", &att, ENOSPC);
 		sf_param_set("max_attached", max_attached);
 	}
+	max_bytes = sf_param_get("max_attached_bytes");
+	if (SF_CHECK(max_bytes > 0 && !sf_param_set("max_attached_bytes", st.st_size),
+		     "setting max_attached_bytes")) {
+		/* Its index comes on top of the copy */
+		att_refused("past max_attached_bytes", &att, ENOSPC);
+		sf_param_set("max_attached_bytes", max_bytes);
+	}
 	SF_CHECK(att_as_nobody(&att) == EPERM, "nobody attached, or failed otherwise");
+	att_sysfs_modes();
 	SF_CHECK(prctl(PR_SFRAME_DETACH, elf, 0, 0, 0) && errno == ENOENT,
 		 "detach of nothing: %s", strerror(errno));
 
@@ -481,12 +721,18 @@ int main(int argc, char **argv)
 	}
 	SF_CHECK(sf_stat_get("attached") == before + segs, "attached: %ld, expected %ld",
 		 sf_stat_get("attached"), before + segs);
+	/* What becomes of the section's file now is no matter: the kernel has it. */
+	SF_CHECK(!ftruncate(wronly, 0) && !fchmod(wronly, 0666),
+		 "emptying the section's file: %s", strerror(errno));
 	SF_CHECK(att_run_child(self, "attached") == 0, "the attached run failed");
 
 	SF_CHECK(!prctl(PR_SFRAME_DETACH, elf, 0, 0, 0), "detach: %s", strerror(errno));
 	SF_CHECK(sf_stat_get("attached") == before, "detached: %ld attachments, expected %ld",
 		 sf_stat_get("attached"), before);
 	/* Again, and all of them at once: one left, then none */
+	close(sec);
+	sec = att_copy(section, "/tmp/sf-attach.sframe", 0644);
+	att.sframe_fd = sec;
 	att.text_vaddr = phdr[first].p_vaddr;
 	att.text_size = phdr[first].p_memsz;
 	SF_CHECK(!att_prctl(&att), "attach again: %s", strerror(errno));
