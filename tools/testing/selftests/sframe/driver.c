@@ -202,7 +202,7 @@ static const struct sf_test sf_tests[] = {
 				     "debian-sqlite3", "sqlite3", ":memory:" },
 	  { "libsframe-audit.so", "debian-sqlite3" } },
 	/* A short run of the stress program (make stress runs it longer) */
-	{ "stress",		{ "sf-stress", "20" }, {} },
+	{ "stress",		{ "sf-stress", "20" }, { "sf-attach", "sf-attach.sframe" } },
 #if defined(__x86_64__)
 	/* Only when named: tools/testing/selftests/sframe/run boots for them. */
 	{ "bpftrace",		{ "sf-bpftrace-tool", "bpftrace", "sf-perf" },

@@ -20,7 +20,12 @@
  *            its limit, and (fail-nth) each allocation of fork in turn;
  *   nth      fail-nth over the unwinder's system calls: registering a
  *            section, reading /proc/thread-self/ustack, /proc/self/sframe
- *            and another thread's ustack, each fault point in turn;
+ *            and another thread's ustack, attaching a section to a file
+ *            (PR_SFRAME_ATTACH), each fault point in turn;
+ *   attach   attach sf-attach's section to it (sf-attach.sframe, beside
+ *            this program), run it, so that its exec registers the
+ *            kernel's copy of the section, and detach it again (that file,
+ *            or all);
  * while the kernel samples every thread (task-clock, user callchains, sync
  * and deferred, and a BPF program taking bpf_get_stack()), a reader
  * drains the rings, and ftrace takes a user stack trace at every context
@@ -30,7 +35,8 @@
  * splat).  Here: no operation that must succeed failed, the samples came,
  * no user callchain (perf's or BPF's) is longer than its bound or holds an
  * address beyond user space (sf_plant.h), and once the process is gone,
- * the sections it registered are gone too (/sys/kernel/sframe/sections);
+ * the sections it registered are gone too (/sys/kernel/sframe/sections),
+ * and so are its attachments (/sys/kernel/sframe/attached);
  * a kmemleak scan, when the kernel has
  * kmemleak, finds nothing new.
  *
@@ -46,6 +52,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -57,17 +64,25 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <link.h>
+#include <linux/sframe.h>
 
 #include "sf_bpf.h"
 #include "sf_perf.h"
 #include "sf_plant.h"
 #include "sframe_jit.h"
 #include "sframe_test.h"
+
+#ifndef PR_SFRAME_ATTACH
+#define PR_SFRAME_ATTACH	0x53460003
+#define PR_SFRAME_DETACH	0x53460004
+#endif
 
 #define SF_JIT_SLOTS		8
 #define SF_DEEP_FRAMES		3000
@@ -82,7 +97,7 @@ struct sf_jit_slot {
 
 static struct sf_jit_slot slots[SF_JIT_SLOTS];
 
-#define SF_WORKERS	9
+#define SF_WORKERS	10
 
 /* Two rings a worker: sync and deferred callchains; its deferred records */
 static struct sf_perf_ring rings[2 * SF_WORKERS];
@@ -92,7 +107,7 @@ static atomic_ulong ring_deferred[2 * SF_WORKERS];
 static atomic_int worker_tids[SF_WORKERS + 1];
 static atomic_bool stop;
 static atomic_ulong ops_dl, ops_jit, ops_run, ops_fork, ops_deep, ops_proc, ops_plant;
-static atomic_ulong ops_forkfail, ops_nth;
+static atomic_ulong ops_forkfail, ops_nth, ops_attach;
 static atomic_ulong samples, deferred, deferred_empty, lost, bad, beyond_ips, long_chains;
 /* The longest callchains a sample and a deferred record may have */
 static unsigned long sync_max, deferred_max;
@@ -615,7 +630,7 @@ static bool sf_nth_fired(int fd)
 
 /* Fork failures the kernel made, by kind; fail-nth's, by what it failed */
 static atomic_ulong ff_nproc, ff_pids, ff_nth;
-static atomic_ulong nth_reg[2], nth_ustack, nth_sframe, nth_other, nth_sweeps;
+static atomic_ulong nth_reg[2], nth_ustack, nth_sframe, nth_other, nth_attach, nth_sweeps;
 static bool pids_cgroup;
 
 #define SF_PIDS_CG	"/sys/fs/cgroup/sf-stress"
@@ -821,19 +836,127 @@ static void *sf_forkfail(void *arg)
 }
 
 /*
+ * The attachment the attach worker and fail-nth make, one at a time (the
+ * second of the same text would be EEXIST): sf-attach's own section, in
+ * a copy root owns that others may read, as the kernel asks.
+ */
+static struct sframe_attachment attach_att;
+static const char *attach_prog;
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* sf-attach's first executable segment, from its file; false if none */
+static bool sf_attach_setup(void)
+{
+	ElfW(Ehdr) eh;
+	ElfW(Phdr) ph;
+	static char prog[4096], sec[4096 + 8];
+	struct stat st;
+	int elf, fd, out;
+	char *slash;
+	ssize_t n;
+	char buf[4096];
+
+	snprintf(prog, sizeof(prog), "%s", self_path);
+	slash = strrchr(prog, '/');
+	snprintf(slash ? slash + 1 : prog, sizeof(prog) - (slash ? slash + 1 - prog : 0),
+		 "sf-attach");
+	snprintf(sec, sizeof(sec), "%s.sframe", prog);
+	elf = open(prog, O_RDONLY);
+	fd = open(sec, O_RDONLY);
+	unlink("/tmp/sf-stress.sframe");
+	out = open("/tmp/sf-stress.sframe", O_RDWR | O_CREAT | O_EXCL, 0644);
+	if (elf < 0 || fd < 0 || out < 0 || pread(elf, &eh, sizeof(eh), 0) != sizeof(eh))
+		return false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			return false;
+	close(fd);
+	if (fchmod(out, 0644) || fstat(out, &st))
+		return false;
+	attach_att = (struct sframe_attachment){
+		.size = sizeof(attach_att), .elf_fd = elf, .sframe_fd = out,
+		.sframe_size = st.st_size, .sframe_vaddr = ~0UL - (1UL << 36) + 1,
+	};
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (pread(elf, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
+			return false;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			attach_att.text_vaddr = ph.p_vaddr;
+			attach_att.text_size = ph.p_memsz;
+			attach_prog = prog;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int sf_attach_op(void)
+{
+	return prctl(PR_SFRAME_ATTACH, &attach_att, 0, 0, 0) ? errno : 0;
+}
+
+/* Remove it, by its file or all; 0 or the error */
+static int sf_detach(bool all)
+{
+	return prctl(PR_SFRAME_DETACH, all ? -1UL : (unsigned long)attach_att.elf_fd,
+		     0, 0, 0) ? errno : 0;
+}
+
+static void *sf_attach(void *arg)
+{
+	unsigned int seed = 11;
+	int status, err, gone;
+	pid_t pid;
+
+	while (!atomic_load(&stop)) {
+		pthread_mutex_lock(&attach_lock);
+		sf_inject_maybe(&seed);
+		err = sf_attach_op();
+		if (err && !sf_bad("PR_SFRAME_ATTACH", err)) {
+			pthread_mutex_unlock(&attach_lock);
+			break;
+		}
+		/* Its exec registers the kernel's copy; its loader does no more */
+		pid = fork();
+		if (!pid) {
+			execl(attach_prog, attach_prog, "--child", "audit", (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			sf_bad("sf-attach", injecting ? ENOMEM : ECHILD);
+		sf_inject(false);
+		gone = sf_detach(sf_rand(&seed) % 4 == 0);
+		pthread_mutex_unlock(&attach_lock);
+		if (!SF_CHECK(gone == (err ? ENOENT : 0), "detach after attach %s: %s",
+			      err ? strerror(err) : "done", gone ? strerror(gone) : "done")) {
+			atomic_fetch_add(&bad, 1);
+			break;
+		}
+		atomic_fetch_add(&ops_attach, 1);
+	}
+	sf_inject(false);
+	return arg;
+}
+
+/*
  * fail-nth over the unwinder's system calls, each fault point in turn
  * until one passes them all: registering a valid section (it is
  * registered whole or not at all: ENOMEM or EFAULT, nothing to
  * unregister), reading /proc/thread-self/ustack, /proc/self/sframe and
- * another thread's ustack (ENOMEM or EFAULT, or the stack).
+ * another thread's ustack (ENOMEM or EFAULT, or the stack), attaching a
+ * section to a file (made whole or not at all: ENOMEM or EFAULT, nothing
+ * to detach).
  */
-enum { SF_NTH_REG, SF_NTH_USTACK, SF_NTH_SFRAME, SF_NTH_OTHER, SF_NTH_KINDS };
+enum { SF_NTH_REG, SF_NTH_USTACK, SF_NTH_SFRAME, SF_NTH_OTHER, SF_NTH_ATTACH, SF_NTH_KINDS };
 
 static int sf_nth_op(int kind, const struct sframe_registration *reg, const char *path,
 		     char *buf, size_t size)
 {
 	if (kind == SF_NTH_REG)
 		return sf_jit_register(reg);
+	if (kind == SF_NTH_ATTACH)
+		return sf_attach_op();
 	return sf_proc_read(path, buf, size, kind == SF_NTH_OTHER);
 }
 
@@ -841,9 +964,16 @@ static void sf_nth_check(int kind, int err, bool fired, unsigned int n,
 			 const struct sframe_registration *reg)
 {
 	static const char *const what[] = { "PR_SFRAME_REGISTER", "ustack", "sframe",
-					    "another thread's ustack" };
+					    "another thread's ustack", "PR_SFRAME_ATTACH" };
 	int gone;
 
+	if (kind == SF_NTH_ATTACH) {
+		gone = sf_detach(false);
+		if (!SF_CHECK(gone == (err ? ENOENT : 0),
+			      "attachment %s at fault point %u, then detaching: %s",
+			      err ? strerror(err) : "made", n, gone ? strerror(gone) : "done"))
+			atomic_fetch_add(&bad, 1);
+	}
 	if (kind == SF_NTH_REG) {
 		gone = sf_jit_unregister(reg->text_start) ? errno : 0;
 		if (!SF_CHECK(gone == (err ? ENOENT : 0),
@@ -864,7 +994,8 @@ static void sf_nth_check(int kind, int err, bool fired, unsigned int n,
 		atomic_fetch_add(&nth_reg[err == EFAULT], 1);
 	else
 		atomic_fetch_add(kind == SF_NTH_USTACK ? &nth_ustack :
-				 kind == SF_NTH_SFRAME ? &nth_sframe : &nth_other, 1);
+				 kind == SF_NTH_SFRAME ? &nth_sframe :
+				 kind == SF_NTH_ATTACH ? &nth_attach : &nth_other, 1);
 }
 
 static void *sf_nth(void *arg)
@@ -899,6 +1030,8 @@ static void *sf_nth(void *arg)
 		else
 			strcpy(path, kind == SF_NTH_SFRAME ? "/proc/self/sframe" :
 			       "/proc/thread-self/ustack");
+		if (kind == SF_NTH_ATTACH)
+			pthread_mutex_lock(&attach_lock);
 		for (n = 1; n <= SF_NTH_MAX && !atomic_load(&stop); n++) {
 			sf_nth_arm(fd, n);
 			err = sf_nth_op(kind, &reg, path, buf, sizeof(buf));
@@ -907,6 +1040,8 @@ static void *sf_nth(void *arg)
 			if (!fired)
 				break;
 		}
+		if (kind == SF_NTH_ATTACH)
+			pthread_mutex_unlock(&attach_lock);
 		atomic_fetch_add(&nth_sweeps, 1);
 		atomic_fetch_add(&ops_nth, 1);
 	}
@@ -1074,6 +1209,7 @@ static void *sf_drain(void *arg)
 
 static void *(*const workers[SF_WORKERS])(void *) = {
 	sf_dl, sf_jit, sf_run, sf_fork, sf_deep, sf_proc, sf_plant, sf_forkfail, sf_nth,
+	sf_attach,
 };
 
 static int bpf_prog = -1;
@@ -1117,6 +1253,8 @@ static int sf_stress(double seconds)
 	bpf_prog = sf_bpf_stack_prog();
 	if (bpf_prog < 0)
 		return 1;
+	if (!SF_CHECK(sf_attach_setup(), "sf-attach and its section: %m"))
+		return 1;
 	pids_cgroup = sf_pids_setup();
 	if (!pids_cgroup)
 		sf_note("no pids cgroup (%m): no fork failures from one");
@@ -1133,11 +1271,12 @@ static int sf_stress(double seconds)
 	if (pids_cgroup)
 		rmdir(SF_PIDS_CG);
 	sf_note("ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu, plant %lu, "
-		"forkfail %lu, nth %lu; samples %lu, deferred %lu (no stack %lu), lost records %lu; "
-		"BPF stacks %llu, failed %llu",
+		"forkfail %lu, nth %lu, attach %lu; samples %lu, deferred %lu (no stack %lu), "
+		"lost records %lu; BPF stacks %llu, failed %llu",
 		atomic_load(&ops_dl), atomic_load(&ops_jit), atomic_load(&ops_run),
 		atomic_load(&ops_fork), atomic_load(&ops_deep), atomic_load(&ops_proc),
 		atomic_load(&ops_plant), atomic_load(&ops_forkfail), atomic_load(&ops_nth),
+		atomic_load(&ops_attach),
 		atomic_load(&samples), atomic_load(&deferred), atomic_load(&deferred_empty),
 		atomic_load(&lost), (unsigned long long)sf_bpf_count(SF_BPF_OK),
 		(unsigned long long)sf_bpf_count(SF_BPF_FAILED));
@@ -1148,16 +1287,18 @@ static int sf_stress(double seconds)
 	if (inject) {
 		sf_note("marked for faults: %lu operations failed, %lu of them registrations "
 			"with ENOMEM; fail-nth: %lu sweeps, registrations failed %lu ENOMEM, "
-			"%lu EFAULT, reads failed: ustack %lu, sframe %lu, another thread's %lu",
+			"%lu EFAULT, reads failed: ustack %lu, sframe %lu, another thread's %lu; "
+			"attachments failed %lu",
 			atomic_load(&inj_ops), atomic_load(&inj_reg_nomem),
 			atomic_load(&nth_sweeps), atomic_load(&nth_reg[0]),
 			atomic_load(&nth_reg[1]), atomic_load(&nth_ustack),
-			atomic_load(&nth_sframe), atomic_load(&nth_other));
+			atomic_load(&nth_sframe), atomic_load(&nth_other),
+			atomic_load(&nth_attach));
 		SF_CHECK(atomic_load(&inj_ops) > 0, "no operation failed marked for faults");
 		SF_CHECK(atomic_load(&ff_nth) > 0, "no fork failed by fail-nth");
 		SF_CHECK(atomic_load(&nth_reg[0]) > 0 && atomic_load(&nth_ustack) > 0 &&
-			 atomic_load(&nth_sframe) > 0,
-			 "fail-nth failed no registration, ustack or sframe read");
+			 atomic_load(&nth_sframe) > 0 && atomic_load(&nth_attach) > 0,
+			 "fail-nth failed no registration, ustack or sframe read, or attachment");
 	}
 	SF_CHECK(atomic_load(&samples) > 0, "no samples came");
 	SF_CHECK(sf_bpf_count(SF_BPF_OK) > 0, "BPF took no stack");
@@ -1169,6 +1310,7 @@ static int sf_stress(double seconds)
 	SF_CHECK(atomic_load(&ops_jit) > 0 && atomic_load(&ops_dl) > 0 &&
 		 atomic_load(&ops_fork) > 0 && atomic_load(&ops_deep) > 0 &&
 		 atomic_load(&ops_plant) > 0 && atomic_load(&ops_forkfail) > 0 &&
+		 atomic_load(&ops_attach) > 0 &&
 		 (!inject || atomic_load(&ops_nth) > 0), "a worker made no progress");
 	return sf_failed ? 1 : 0;
 }
@@ -1242,10 +1384,55 @@ static void sf_trace_switches(bool on)
 	SF_CHECK(stacks > 0, "no user stack trace at sched_switch");
 }
 
+/* The kernel's words on a killed process: an OOM kill, a fault report */
+static void sf_kmsg_about_death(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	char rec[1024], *text;
+	ssize_t n;
+
+	if (fd < 0) {
+		sf_note("/dev/kmsg: %m");
+		return;
+	}
+	/* EPIPE: records overwritten while reading; go on with the next */
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		text = text ? text + 1 : rec;
+		if (strcasestr(text, "oom") || strcasestr(text, "killed process") ||
+		    strstr(text, "segfault") || strstr(text, "sf-stress") ||
+		    strstr(text, "traps:"))
+			sf_note("kernel: %s", strtok(text, "\n"));
+	}
+	close(fd);
+}
+
+/*
+ * How the stressed process ended: a signal is named, with what the kernel
+ * said of the process (an OOM kill, a fault), for a death that printed no
+ * line of its own.
+ */
+static void sf_stressed_status(int status)
+{
+	if (WIFEXITED(status)) {
+		SF_CHECK(!WEXITSTATUS(status),
+			 "the stressed process exited with %d (its lines above)",
+			 WEXITSTATUS(status));
+		return;
+	}
+	sf_fail("the stressed process was killed by signal %d (%s)%s",
+		WTERMSIG(status), strsignal(WTERMSIG(status)),
+		WCOREDUMP(status) ? ", core dumped" : "");
+	sf_kmsg_about_death();
+}
+
 int main(int argc, char **argv)
 {
 	static struct sf_set self_sections;
-	long sections0, leaks;
+	long sections0, attached0, leaks;
 	int status;
 	pid_t pid;
 
@@ -1263,6 +1450,7 @@ int main(int argc, char **argv)
 	if (!sf_read_self(&self_sections, "start"))
 		return 1;
 	sections0 = sf_stat_get("sections");
+	attached0 = sf_stat_get("attached");
 	leaks = sf_kmemleak("clear");
 	sf_trace_switches(true);
 	inject = !access(SF_FAIL_DIR "failslab", F_OK);
@@ -1273,8 +1461,8 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (!pid)
 		_exit(sf_stress(atof(argv[1])));
-	SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-		 !WEXITSTATUS(status), "the stressed process failed (its lines above)");
+	if (SF_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork or wait: %m"))
+		sf_stressed_status(status);
 	sf_trace_switches(false);
 	if (inject) {
 		long fired[ARRAY_SIZE(sf_fail_attrs)];
@@ -1289,6 +1477,8 @@ int main(int argc, char **argv)
 	} else {
 		sf_note("no fault injection in this kernel");
 	}
+	SF_CHECK(sf_stat_get("attached") == attached0,
+		 "%ld attachments after it exited, %ld before", sf_stat_get("attached"), attached0);
 	SF_CHECK(sf_stat_get("sections") == sections0,
 		 "%ld sections registered after it exited, %ld before",
 		 sf_stat_get("sections"), sections0);
