@@ -52,14 +52,24 @@ tc_cache_dir() {
 	mkdir -p "$d" && (cd "$d" && pwd)
 }
 
+# tc_toolchain_ok DIR: DIR (binutils-<ver>/<triple>) holds a finished
+# toolchain: the four tools and libsframe.  A packaged one's wrappers find
+# their loader and libraries relative to themselves; the first ones named
+# an absolute path, which a cache moved elsewhere breaks: not finished.
+tc_toolchain_ok() {
+	local b=$1
+	[ -f "$b/.stamp" ] && [ -x "$b/bin/as" ] && [ -x "$b/bin/ld" ] &&
+		[ -x "$b/bin/objdump" ] && [ -x "$b/bin/readelf" ] &&
+		[ -f "$b/libsframe/lib/libsframe.a" ] &&
+		{ [ ! -d "$b/pkg" ] || ! grep -q -- '--library-path "/' "$b/bin/as"; }
+}
+
 # Print the binutils bin directory, building the toolchain first if needed.
 # Build chatter goes to stderr.
 tc_bindir() {
 	local b
 	b=$(tc_cache_dir)/binutils-$TC_VER/$TC_TRIPLE
-	if [ -f "$b/.stamp" ] && [ -x "$b/bin/as" ] && [ -x "$b/bin/ld" ] &&
-	   [ -x "$b/bin/objdump" ] && [ -x "$b/bin/readelf" ] &&
-	   [ -f "$b/libsframe/lib/libsframe.a" ]; then
+	if tc_toolchain_ok "$b"; then
 		(cd "$b/bin" && pwd)
 		return 0
 	fi
