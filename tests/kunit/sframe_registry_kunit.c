@@ -581,6 +581,7 @@ static void reg_prctl_struct_test(struct kunit *test)
 	struct reg_ctx *ctx = test->priv;
 	struct sframe_registration r = reg_args(ctx);
 	u8 big[sizeof(r) + 8] = {};
+	unsigned long two;
 
 	r.size = SFRAME_REGISTRATION_SIZE_VER0 - 1;
 	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, &r, sizeof(r)), -EINVAL);
@@ -609,13 +610,17 @@ static void reg_prctl_struct_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reg_prctl(test, ctx, big, sizeof(big)), 0);
 
 	/*
-	 * Over a page, as clone3() and openat2(): refused before any byte
-	 * past the known ones is read (the page after uarg is not mapped).
+	 * Over a page, as clone3() and openat2(): refused, though every byte
+	 * past the known ones is zero and readable (two fresh pages), so that
+	 * only the size says no.
 	 */
 	r = reg_args(ctx);
 	r.size = PAGE_SIZE + 1;
-	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)ctx->uarg, &r, sizeof(r)), 0);
-	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, ctx->uarg, 0, 0, 0), -E2BIG);
+	two = kunit_vm_mmap(test, NULL, 0, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, two, 0);
+	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)two, &r, sizeof(r)), 0);
+	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, two, 0, 0, 0), -E2BIG);
 
 	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, 16, 0, 0, 0), -EFAULT);
 	KUNIT_EXPECT_EQ(test, sframe_prctl(PR_SFRAME_REGISTER, ctx->uarg, 1, 0, 0), -EINVAL);
