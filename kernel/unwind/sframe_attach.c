@@ -209,7 +209,9 @@ static void *sframe_attach_read(struct file *file, u64 off, u64 size)
 	ssize_t n;
 	u8 *data;
 
-	if (size > READ_ONCE(sframe_max_attached_bytes) || off > LLONG_MAX)
+	if (off > LLONG_MAX)
+		return ERR_PTR(-EINVAL);
+	if (size > READ_ONCE(sframe_max_attached_bytes))
 		return ERR_PTR(-ENOSPC);
 	data = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!data)
