@@ -28,6 +28,11 @@
  * owner (root, for a process that is not dumpable) is turned away before
  * the ptrace check.  Its memory is read the way /proc/<pid>/mem reads it.
  *
+ * The first walk of a process nobody walked before (no profiler asked
+ * for its stacks) registers its SFrame sections first, read from its
+ * memory as /proc/<pid>/mem reads it: a pstack of a process that hangs is
+ * walked as a profiler's sample of it would be.
+ *
  * A line's method says how the frame's address was found: "sframe" (the
  * SFrame rules of the code below it), "fp" (frame pointers), "signal"
  * (the context the kernel saved in a signal frame).  The first line, the
@@ -40,6 +45,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
+#include <linux/sframe_mm.h>
 #include <linux/unwind_user.h>
 #include <linux/wait.h>
 
@@ -149,6 +155,8 @@ static int ustack_show_task(struct seq_file *m, struct task_struct *task,
 		ret = 0;
 		goto unlock;
 	}
+	/* A process nobody walked before: its sections come first. */
+	sframe_want_task(task, mm);
 	stop.regs = &regs;
 	ret = task_call_func(task, ustack_inactive, &stop);
 	put_task_stack(task);

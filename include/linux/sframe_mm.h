@@ -45,6 +45,7 @@ void sframe_consumer_get(void);
 void sframe_consumer_put(void);
 void sframe_want_current(void);
 void sframe_want_current_nofault(void);
+void sframe_want_task(struct task_struct *task, struct mm_struct *mm);
 
 extern const struct file_operations proc_pid_sframe_operations;
 
@@ -94,6 +95,8 @@ static inline void sframe_consumer_get(void) {}
 static inline void sframe_consumer_put(void) {}
 static inline void sframe_want_current(void) {}
 static inline void sframe_want_current_nofault(void) {}
+static inline void sframe_want_task(struct task_struct *task,
+				    struct mm_struct *mm) {}
 
 #endif /* CONFIG_UNWIND_USER_SFRAME */
 

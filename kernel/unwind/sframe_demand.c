@@ -11,8 +11,8 @@
  *  - its parent's being wanted, for a forked child, which copies the
  *    parent's sections;
  *  - its first walk.  One that may sleep (a deferred unwind, a read of
- *    /proc/self/ustack) registers every executable mapping before it
- *    walks.  One that may not (perf, BPF or ftrace in an interrupt or
+ *    /proc/<pid>/ustack, its own or another's) registers every executable
+ *    mapping before it walks.  One that may not (perf, BPF or ftrace in an interrupt or
  *    NMI, which reads only what is registered and resident) walks by frame
  *    pointers as before and asks the deferred unwinder to register them
  *    before the task returns to user space.
@@ -88,6 +88,31 @@ void sframe_want_current(void)
 	/* Fully ordered: a mapping made after it is the hook's to register. */
 	if (!test_and_set_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
 		sframe_register_mm(mm);
+}
+
+/**
+ * sframe_want_task() - a task's user stack is to be walked by another
+ * @task: a user task that is not running (stopped, traced, or asleep in
+ *	the kernel) and not exiting.
+ * @mm: its address space; the caller holds a reference (mmget()).
+ *
+ * As sframe_want_current() for a walk of another process's stack
+ * (/proc/<pid>/ustack): a pstack of a process nobody profiled is taken
+ * by SFrame, its sections registered from its memory before the walk.
+ *
+ * Context: Process context that may fault and sleep.
+ */
+void sframe_want_task(struct task_struct *task, struct mm_struct *mm)
+{
+	if (task == current) {
+		sframe_want_current();
+		return;
+	}
+	if ((task->flags & (PF_KTHREAD | PF_EXITING)) ||
+	    test_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
+		return;
+	if (!test_and_set_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
+		sframe_register_task_mm(task, mm);
 }
 
 /**

@@ -127,7 +127,7 @@ static void sframe_mmap_work(struct callback_head *head)
 
 /**
  * sframe_register_mm() - register the sections of everything mapped now
- * @mm: the address space, current->mm, which has just become wanted
+ * @mm: the address space, which has just become wanted
  *	(SFRAME_MM_WANTED set): what it maps from here on is registered by
  *	the hooks.
  *
@@ -136,7 +136,7 @@ static void sframe_mmap_work(struct callback_head *head)
 void sframe_register_mm(struct mm_struct *mm)
 {
 	sframe_register_range(mm, 0, ULONG_MAX);
-	sframe_vdso_register();
+	sframe_vdso_register_mm(mm);
 }
 
 /* A mapping that may hold a registered section: see sframe_populate_range() */
@@ -173,6 +173,26 @@ static void sframe_queue(struct mm_struct *mm, unsigned long start,
 {
 	if (mm == current->mm)
 		sframe_queue_task(current, start, end, func);
+}
+
+/**
+ * sframe_register_task_mm() - register another task's sections
+ * @task: a user task that is not running (stopped, traced, or asleep in
+ *	the kernel), whose address space has just become wanted.
+ * @mm: its address space; the caller holds a reference (mmget()).
+ *
+ * For a walk of @task's stack by another process (/proc/<pid>/ustack):
+ * the sections are read from @mm as /proc/<pid>/mem reads it.  The pages
+ * of the sections are faulted in by @task itself, before it runs another
+ * instruction of its own, as after fork() (sframe_fork()).
+ *
+ * Context: Process context, no lock held; may sleep.
+ */
+void sframe_register_task_mm(struct task_struct *task, struct mm_struct *mm)
+{
+	sframe_register_mm(mm);
+	if (rcu_access_pointer(mm->sframe_table))
+		sframe_queue_task(task, 0, ULONG_MAX, sframe_populate_work);
 }
 
 /**

@@ -891,14 +891,46 @@ static struct file *sframe_explicit_share(struct mm_struct *mm,
 }
 
 /*
+ * The index of a section in another process's memory (/proc/<pid>/ustack
+ * registers the sections of a process nobody walked before): built from a
+ * copy read as /proc/<pid>/mem reads, counted with the other copies read
+ * for indexes; lookups read the process's memory, as for any section.
+ */
+static int sframe_section_init_remote(struct sframe_section *sec,
+				      struct mm_struct *mm,
+				      const struct sframe_add *add, size_t room)
+{
+	struct sframe_image image = { .len = add->sframe_size };
+	void *data;
+	int ret;
+
+	if (sframe_copy_room_get(image.len))
+		return -EAGAIN;
+	data = kvmalloc(image.len, SFRAME_GFP);
+	ret = -ENOMEM;
+	if (data) {
+		image.data = data;
+		ret = -EFAULT;
+		if (access_remote_vm(mm, add->sframe_start, data, image.len, 0) ==
+		    image.len)
+			ret = sframe_section_init_image(sec, &image, add->sframe_start,
+							add->seg_start, add->seg_end,
+							room);
+		kvfree(data);
+	}
+	sframe_copy_room_put(image.len);
+	return ret;
+}
+
+/*
  * Prepare @e's section: a view of the held section's index for an
  * attachment; a view of the shared index of @key's version of @file when
  * there is a key and the file gives a stable copy; else an index of its
- * own read from the process's memory; within @room bytes.
+ * own read from the memory of @mm; within @room bytes.
  */
-static int sframe_entry_index(struct sframe_entry *e, const struct sframe_add *add,
-			      struct file *file, const struct sframe_share_key *key,
-			      size_t room)
+static int sframe_entry_index(struct sframe_entry *e, struct mm_struct *mm,
+			      const struct sframe_add *add, struct file *file,
+			      const struct sframe_share_key *key, size_t room)
 {
 	const char *reason = NULL;
 	struct sframe_shared *sh;
@@ -929,6 +961,8 @@ static int sframe_entry_index(struct sframe_entry *e, const struct sframe_add *a
 			return PTR_ERR(sh);
 		}
 	}
+	if (mm != current->mm)
+		return sframe_section_init_remote(&e->sec, mm, add, room);
 	return sframe_section_init(&e->sec, add->sframe_start, add->sframe_size,
 				   add->seg_start, add->seg_end, room);
 }
@@ -938,7 +972,8 @@ static int sframe_entry_index(struct sframe_entry *e, const struct sframe_add *a
  * A section found bad is still an entry, marked so, that keeps its range
  * from being read again; an explicit registration of one fails instead.
  */
-static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
+static struct sframe_entry *sframe_entry_new(struct mm_struct *mm,
+					     const struct sframe_add *add,
 					     struct file *share_file,
 					     const struct sframe_share_key *key,
 					     size_t room)
@@ -958,12 +993,13 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
 	e->file_base = add->file_base;
 	e->sframe_start = add->sframe_start;
 	e->sframe_end = add->sframe_start + add->sframe_size;
-	ret = sframe_entry_index(e, add, share_file, key, room);
+	ret = sframe_entry_index(e, mm, add, share_file, key, room);
 	if (!ret && IS_ENABLED(CONFIG_UNWIND_USER_SFRAME_VALIDATE))
 		ret = sframe_section_validate(&e->sec);
 	if (ret) {
+		/* No room to copy another's section now: not the section's fault */
 		if (test_bit(SFRAME_ENTRY_EXPLICIT, &e->flags) || ret == -ENOMEM ||
-		    ret == -EINTR) {
+		    ret == -EINTR || ret == -EAGAIN) {
 			sframe_entry_put(e);
 			return ERR_PTR(ret);
 		}
@@ -982,7 +1018,8 @@ static struct sframe_entry *sframe_entry_new(const struct sframe_add *add,
 
 /**
  * sframe_add_section() - register a section in an address space
- * @mm: the address space, current->mm (the section is read from it).
+ * @mm: the address space the section is read from: current->mm, or that
+ *	of a task which is not running (sframe_register_task_mm()).
  * @add: what to register: the section, the code it may describe
  *	(@add->seg_start to @add->seg_end), the part of that code to
  *	register (@add->start to @add->end), and for a file's section the
@@ -1054,8 +1091,8 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	ret = sframe_room(mm, add, &room);
 	if (ret)
 		goto out;
-	e = sframe_entry_new(add, add->file ?: explicit_file, share ? &key : NULL,
-			     room);
+	e = sframe_entry_new(mm, add, add->file ?: explicit_file,
+			     share ? &key : NULL, room);
 	if (IS_ERR(e)) {
 		ret = PTR_ERR(e);
 		goto out;
@@ -1082,8 +1119,12 @@ int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add)
 	}
 	mmap_write_unlock(mm);
 	if (!ret) {
-		/* @e is the table's now: another thread may drop it any time. */
-		if (!bad && !add->held)
+		/*
+		 * @e is the table's now: another thread may drop it any time.
+		 * Another process's sections are faulted in by that process
+		 * (sframe_register_task_mm()).
+		 */
+		if (!bad && !add->held && mm == current->mm)
 			sframe_populate(add->sframe_start, sframe_end);
 		goto out;
 	}

@@ -169,7 +169,14 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 long sframe_live_sections(void);
 long sframe_private_bytes(void);
 void sframe_register_mm(struct mm_struct *mm);
+void sframe_register_task_mm(struct task_struct *task, struct mm_struct *mm);
 bool sframe_consumers_present(void);
+
+#ifdef CONFIG_UNWIND_USER_SFRAME_VDSO
+void sframe_vdso_register_mm(struct mm_struct *mm);
+#else
+static inline void sframe_vdso_register_mm(struct mm_struct *mm) {}
+#endif
 
 #if IS_ENABLED(CONFIG_KUNIT)
 bool sframe_vdso_find(struct mm_struct *mm, unsigned long *start,

@@ -84,17 +84,38 @@ static void sframe_shared_free(struct sframe_shared *sh)
 	kfree(sh);
 }
 
-/*
- * Room for a copy of @bytes among those being read at once; -EAGAIN when
- * there is none (the caller indexes the process's memory instead).
+/**
+ * sframe_copy_room_get() - room for a section's copy among those read at once
+ * @bytes: the copy's size.
+ *
+ * Every copy of a section read into kernel memory only to index it (a
+ * file's, for a shared index; another process's, for /proc/<pid>/ustack)
+ * counts here until sframe_copy_room_put().
+ *
+ * Context: Any.
+ * Return: 0, or -EAGAIN when there is no room (the caller indexes the
+ *	process's memory instead, or goes without).
  */
-static int sframe_share_copy_room(size_t bytes)
+int sframe_copy_room_get(size_t bytes)
 {
+	if (bytes > SFRAME_SHARE_MAX_COPY)
+		return -EAGAIN;
 	if (atomic_long_add_return(bytes, &sframe_share_copying) <=
 	    SFRAME_SHARE_MAX_COPY)
 		return 0;
 	atomic_long_sub(bytes, &sframe_share_copying);
 	return -EAGAIN;
+}
+
+/**
+ * sframe_copy_room_put() - a copy counted by sframe_copy_room_get() is freed
+ * @bytes: its size.
+ *
+ * Context: Any.
+ */
+void sframe_copy_room_put(size_t bytes)
+{
+	atomic_long_sub(bytes, &sframe_share_copying);
 }
 
 /* The section's bytes as the file holds them; NULL data if it cannot be read */
@@ -106,18 +127,18 @@ static int sframe_share_read(struct file *file, const struct sframe_share_key *k
 	u8 *data;
 	int ret;
 
-	ret = sframe_share_copy_room(key->sframe_size);
+	ret = sframe_copy_room_get(key->sframe_size);
 	if (ret)
 		return ret;
 	data = kvmalloc(key->sframe_size, SFRAME_GFP);
 	if (!data) {
-		atomic_long_sub(key->sframe_size, &sframe_share_copying);
+		sframe_copy_room_put(key->sframe_size);
 		return -ENOMEM;
 	}
 	n = kernel_read(file, data, key->sframe_size, &pos);
 	if (n <= 0) {
 		kvfree(data);
-		atomic_long_sub(key->sframe_size, &sframe_share_copying);
+		sframe_copy_room_put(key->sframe_size);
 		return n ? n : -EFAULT;
 	}
 	image->data = data;
@@ -129,7 +150,7 @@ static void sframe_share_read_done(const struct sframe_share_key *key,
 				   struct sframe_image *image)
 {
 	kvfree(image->data);
-	atomic_long_sub(key->sframe_size, &sframe_share_copying);
+	sframe_copy_room_put(key->sframe_size);
 }
 
 /* Build the index of @key; -EAGAIN if the file cannot give a stable copy */

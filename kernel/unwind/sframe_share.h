@@ -66,6 +66,8 @@ struct sframe_shared *sframe_shared_hold(void *data, size_t len,
 struct sframe_shared *sframe_shared_get_ref(struct sframe_shared *sh);
 void sframe_shared_put(struct sframe_shared *sh);
 long sframe_shared_indexes(void);
+int sframe_copy_room_get(size_t bytes);
+void sframe_copy_room_put(size_t bytes);
 long sframe_shared_total_bytes(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -66,9 +66,18 @@ VISIBLE_IF_KUNIT bool sframe_vdso_find(struct mm_struct *mm, unsigned long *star
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_vdso_find);
 
-/* The program headers of the image at [@start, @end) of user memory. */
-static int sframe_vdso_read(unsigned long start, unsigned long end,
-			    struct sframe_elf_info *info)
+/* @len bytes at @addr of @mm: the current task's, or a task's that is not running */
+static int sframe_vdso_copy(struct mm_struct *mm, void *dst, unsigned long addr,
+			    unsigned long len)
+{
+	if (mm == current->mm)
+		return copy_from_user(dst, (const void __user *)addr, len) ? -EFAULT : 0;
+	return access_remote_vm(mm, addr, dst, len, 0) == len ? 0 : -EFAULT;
+}
+
+/* The program headers of the image at [@start, @end) of @mm. */
+static int sframe_vdso_read(struct mm_struct *mm, unsigned long start,
+			    unsigned long end, struct sframe_elf_info *info)
 {
 	struct elf64_phdr *phdrs;
 	struct elf64_hdr eh;
@@ -76,7 +85,7 @@ static int sframe_vdso_read(unsigned long start, unsigned long end,
 	int ret = 0;
 
 	if (end - start < sizeof(eh) ||
-	    copy_from_user(&eh, (const void __user *)start, sizeof(eh)))
+	    sframe_vdso_copy(mm, &eh, start, sizeof(eh)))
 		return -EFAULT;
 	if (!sframe_elf_header_ok(&eh))
 		return -ENOEXEC;
@@ -87,7 +96,7 @@ static int sframe_vdso_read(unsigned long start, unsigned long end,
 	phdrs = kmalloc(size, SFRAME_GFP);
 	if (!phdrs)
 		return -ENOMEM;
-	if (copy_from_user(phdrs, (const void __user *)at, size))
+	if (sframe_vdso_copy(mm, phdrs, at, size))
 		ret = -EFAULT;
 	else
 		sframe_elf_parse_phdrs(info, phdrs, eh.e_phnum);
@@ -97,7 +106,8 @@ static int sframe_vdso_read(unsigned long start, unsigned long end,
 
 /**
  * sframe_vdso_add() - register the SFrame section of a vDSO image
- * @mm: the address space, current->mm.
+ * @mm: the address space: current->mm, or that of a task which is not
+ *	running.
  * @start: start of the vDSO's mapping, where its ELF image begins.
  * @end: end of the mapping.
  *
@@ -120,7 +130,7 @@ VISIBLE_IF_KUNIT int sframe_vdso_add(struct mm_struct *mm, unsigned long start,
 	int ret, err = -ENOENT;
 	unsigned int i;
 
-	ret = sframe_vdso_read(start, end, &info);
+	ret = sframe_vdso_read(mm, start, end, &info);
 	if (ret)
 		return ret;
 	if (!info.has_sframe)
@@ -175,10 +185,23 @@ EXPORT_SYMBOL_IF_KUNIT(sframe_vdso_add);
  */
 void sframe_vdso_register(void)
 {
-	struct mm_struct *mm = current->mm;
+	if (current->mm)
+		sframe_vdso_register_mm(current->mm);
+}
+
+/**
+ * sframe_vdso_register_mm() - register the vDSO's section in an address space
+ * @mm: the address space, wanted (SFRAME_MM_WANTED): current->mm, or that
+ *	of a task which is not running, whose sections another process's
+ *	walk registers (sframe_register_task_mm()).
+ *
+ * Context: Process context, no lock held; may sleep.
+ */
+void sframe_vdso_register_mm(struct mm_struct *mm)
+{
 	unsigned long start, end;
 
-	if (mm && test_bit(SFRAME_MM_WANTED, &mm->sframe_flags) &&
+	if (test_bit(SFRAME_MM_WANTED, &mm->sframe_flags) &&
 	    sframe_vdso_find(mm, &start, &end))
 		sframe_vdso_add(mm, start, end);
 }
