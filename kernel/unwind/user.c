@@ -254,17 +254,36 @@ static int unwind_user_lookup(struct unwind_user_state *state,
 }
 
 /*
+ * The rules of a topmost frame at @state's IP when it is in a stub the
+ * arch knows by its code (a PLT entry), into @frame.  Not inlined: the
+ * code read here is off the stack by the time the caller's lookup runs,
+ * on the deepest path of an NMI's walk.
+ */
+static noinline bool unwind_user_stub(struct unwind_user_state *state,
+				      struct unwind_user_frame *frame)
+{
+	u8 code[UNWIND_USER_STUB_BYTES ?: 1];
+
+	if (!UNWIND_USER_STUB_BYTES ||
+	    unwind_user_copy(state, code, state->ip - UNWIND_USER_STUB_BEFORE,
+			     UNWIND_USER_STUB_BYTES))
+		return false;
+	return unwind_user_stub_frame(code, frame, state->ws);
+}
+
+/*
  * The interrupted frame is in code of an object with SFrame that no FDE
  * covers, as the lookup's -ENODATA says: a PLT stub (GNU ld describes none
- * on arm64, nor on s390x in a PIE) or assembly without CFI (glibc's _init
- * and _fini).  Such code was entered by a call and has left the stack
- * pointer and the return address where the call put them, so the arch's
- * rule at a function's entry finds the caller: taken only if SFrame
- * describes the code it returns to.  Frame pointers would skip the
- * caller, whose frame holds none.  The caller's rules are looked up again
- * by the next step: once for each topmost frame (the interrupted one and
- * each after a signal frame), and cheaper than carrying them in the walk's
- * state through every other step.
+ * on arm64, nor on s390x in a PIE), assembly without CFI (glibc's _init
+ * and _fini), gcc's crt code.  Where the code is a stub the arch knows,
+ * its rules find the caller: taken only if SFrame describes the code it
+ * returns to.  Anywhere else nothing says where the caller is (a prologue
+ * may have moved the stack pointer and saved the return address), and
+ * the walk ends: frame pointers would skip the caller, whose frame holds
+ * none, and the rule of a function's entry would repeat it.  The caller's
+ * rules are looked up again by the next step: once for each topmost frame
+ * (the interrupted one and each after a signal frame), and cheaper than
+ * carrying them in the walk's state through every other step.
  *
  * The walk moves only once the caller's lookup found rules, so that no
  * copy of its state need be put back on the deepest path of an NMI's walk;
@@ -277,9 +296,8 @@ static int unwind_user_next_uncovered(struct unwind_user_state *state,
 	unsigned long cfa, ra, fp;
 	int ret;
 
-	if (!state->topmost)
+	if (!state->topmost || !unwind_user_stub(state, frame))
 		return -ENOENT;
-	unwind_user_entry_frame(frame, state->ws);
 	ret = unwind_user_eval(state, &frame->cfa, 0, &cfa);
 	if (!ret)
 		ret = unwind_user_caller(state, frame, cfa, &ra, &fp);
@@ -290,6 +308,11 @@ static int unwind_user_next_uncovered(struct unwind_user_state *state,
 	return 0;
 }
 
+/*
+ * -ENOENT only when no section registered for the frame's object holds its
+ * IP: anything else, a step or not, and frame pointers must not guess
+ * there (see unwind_user_next()).
+ */
 static int unwind_user_next_sframe(struct unwind_user_state *state)
 {
 	struct unwind_user_frame frame;
@@ -298,7 +321,7 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 
 	ret = unwind_user_lookup(state, &frame);
 	if (ret == -ENODATA)
-		return unwind_user_next_uncovered(state, &frame);
+		return unwind_user_next_uncovered(state, &frame) ? -ENODATA : 0;
 	if (ret)
 		return ret;
 	if (frame.outermost) {
@@ -307,7 +330,7 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 	}
 	/* The signal method reads what the kernel saved; SFrame cannot say it. */
 	if (frame.signal)
-		return -ENOENT;
+		return -EAGAIN;
 	/* A CFA is always computed from something. */
 	if (frame.cfa.base == UNWIND_USER_BASE_SAME)
 		return -EINVAL;
@@ -413,6 +436,12 @@ static int unwind_user_next_fp(struct unwind_user_state *state)
  *
  * Tries each available method in the order of enum unwind_user_type_bits.
  * When none finds a caller, or one finds the stack's end, the walk is done.
+ * Frame pointers are the method of objects without SFrame: in code of an
+ * object that has a section, where SFrame's rules could not be followed
+ * (a CFA in a register only the topmost frame knows, a page that cannot
+ * be read without faulting, a PC no FDE covers), they would walk frames
+ * that compilers built without them, and a wrong frame is worse than a
+ * walk that ends.
  *
  * Context: As for the unwind_user_start() that began the walk.
  * Return: 0 if @state now describes the caller; -EINVAL once done.
@@ -420,6 +449,7 @@ static int unwind_user_next_fp(struct unwind_user_state *state)
 int unwind_user_next(struct unwind_user_state *state)
 {
 	unsigned long types = state->available_types;
+	bool covered = false;
 	unsigned int bit;
 	int ret;
 
@@ -433,12 +463,13 @@ int unwind_user_next(struct unwind_user_state *state)
 		switch (BIT(bit)) {
 		case UNWIND_USER_TYPE_SFRAME:
 			ret = unwind_user_next_sframe(state);
+			covered = ret != -ENOENT;
 			break;
 		case UNWIND_USER_TYPE_SIGNAL:
 			ret = unwind_user_next_signal(state);
 			break;
 		case UNWIND_USER_TYPE_FP:
-			ret = unwind_user_next_fp(state);
+			ret = covered ? -ENOENT : unwind_user_next_fp(state);
 			break;
 		default:
 			WARN_ONCE(1, "undefined unwind method bit %u\n", bit);

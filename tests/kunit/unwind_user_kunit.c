@@ -26,6 +26,7 @@
 #include "../sframe_registry.h"
 #include "kunit_fork.h"
 #include "sframe_build.h"
+#include "unwind_user_stubs.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -45,7 +46,9 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define UW_F_SAME	0x180	/* CFA = SP: a caller's CFA no higher */
 #define UW_F_ROWS	0x1c0	/* three rows, all CFA = SP + 16 */
 #define UW_NO_SFRAME	0x200	/* code no FDE covers */
-#define UW_SIGRETURN	0x300	/* a sigreturn trampoline */
+/* The second text page is code of an object without SFrame. */
+#define UW_PLAIN	(PAGE_SIZE + 0x200)
+#define UW_SIGRETURN	(PAGE_SIZE + 0x300)	/* a sigreturn trampoline */
 
 struct uw_ctx {
 	unsigned long	text;
@@ -125,7 +128,7 @@ static int uw_init(struct kunit *test)
 					   SFB_BUF_SIZE), 0);
 	add.sframe_start = ctx->sframe;
 	add.seg_start = ctx->text;
-	add.seg_end = ctx->text + UW_TEXT_PAGES * PAGE_SIZE;
+	add.seg_end = ctx->text + PAGE_SIZE;
 	add.start = add.seg_start;
 	add.end = add.seg_end;
 	KUNIT_ASSERT_EQ(test, sframe_add_section(current->mm, &add), 0);
@@ -228,7 +231,7 @@ static void uw_noreturn_call_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, st.error);
 }
 
-/* Code without SFrame is stepped by frame pointers, then SFrame again. */
+/* Code of an object without SFrame is stepped by frame pointers, then SFrame again. */
 static void uw_fp_fallback_test(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
@@ -240,7 +243,7 @@ static void uw_fp_fallback_test(struct kunit *test)
 	fp = uw_fp_frame(test, sp, cfa1, ctx->text + UW_F_SP + 0x4, 0);
 	uw_put(test, cfa2 - 8, ctx->text + UW_F_END + 0x4);
 
-	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, fp);
+	uw_start(ctx, &st, UW_PLAIN + 0x10, sp, fp);
 	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
 	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x4);
 	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_FP);
@@ -256,7 +259,7 @@ static void uw_fp_end_test(struct kunit *test)
 	struct unwind_user_state st;
 
 	uw_put(test, sp, 0);
-	uw_start(ctx, &st, UW_NO_SFRAME, sp, 0);
+	uw_start(ctx, &st, UW_PLAIN, sp, 0);
 	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
 	KUNIT_EXPECT_TRUE(test, st.done);
 	KUNIT_EXPECT_FALSE(test, st.error);
@@ -332,14 +335,13 @@ static void uw_fp_entry_test(struct kunit *test)
 
 	if (!UNWIND_USER_ENTRY_INSN_BYTES)
 		kunit_skip(test, "no function-entry frame-pointer rule here");
-	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_NO_SFRAME,
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_PLAIN,
 					   &push_bp, 1), 0);
-	/* A caller SFrame does not cover: not one uw_uncovered_test takes */
-	uw_put(test, sp, ctx->text + UW_NO_SFRAME + 0x80);
-	uw_start(ctx, &st, UW_NO_SFRAME, sp, fp);
+	uw_put(test, sp, ctx->text + UW_PLAIN + 0x80);
+	uw_start(ctx, &st, UW_PLAIN, sp, fp);
 	KUNIT_ASSERT_EQ(test, unwind_user_next(&st), 0);
 	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
-	KUNIT_EXPECT_EQ(test, st.ip, ctx->text + UW_NO_SFRAME + 0x80);
+	KUNIT_EXPECT_EQ(test, st.ip, ctx->text + UW_PLAIN + 0x80);
 	KUNIT_EXPECT_EQ(test, st.sp, sp + sizeof(long));
 	KUNIT_EXPECT_EQ(test, st.fp, fp);
 }
@@ -358,52 +360,73 @@ static void uw_entry_ra(struct kunit *test, struct unwind_user_state *st,
 }
 
 /*
- * Interrupted in the section's object where no FDE covers the code (a PLT
- * stub): the caller by the function-entry rule when SFrame covers the code
- * it returns to, then SFrame on.  Not in code no section describes, not
- * when it returns to uncovered code, and never below the topmost frame:
- * frame pointers then (here, with a zero FP, the walk's end).
+ * Interrupted in the section's object where no FDE covers the code: in a
+ * PLT entry the arch knows by its code, the caller by the function-entry
+ * rule when SFrame covers the code it returns to, then SFrame on.  Not
+ * when it returns to uncovered code, nor in other code no FDE covers,
+ * nor below the topmost frame: the walk ends there, where frame pointers
+ * would guess.  In code no section describes, frame pointers (here a
+ * zero FP, the walk's end).
  */
 static void uw_uncovered_test(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
-	unsigned long sp = ctx->stack + 0x800, cfa;
+	unsigned long sp = ctx->stack + 0x800, cfa, stub = UW_NO_SFRAME + 0x20;
+	bool known = UNWIND_USER_STUB_BYTES;
 	struct unwind_user_state st;
 	struct unwind_user_frame t;
 
 	unwind_user_entry_frame(&t, sizeof(long));
 	KUNIT_ASSERT_EQ(test, t.cfa.base, UNWIND_USER_BASE_SP);
 	cfa = sp + t.cfa.offset;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + stub,
+					   uw_plt_stub, sizeof(uw_plt_stub)), 0);
 
-	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, 0);
+	/* At each instruction of the stub's first two */
+	uw_start(ctx, &st, stub + UW_PLT_SECOND, sp, 0);
 	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_F_SP + 0x4);
 	/* UW_F_SP's CFA is 16 above its SP, which the stub left as it was */
 	uw_put(test, cfa + 16 - 8, ctx->text + UW_F_END + 0x4);
-	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
-	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x4);
-	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SFRAME);
-	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END + 0x4);
-	KUNIT_EXPECT_FALSE(test, st.error);
+	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), known ? 3 : 1);
+	if (known) {
+		KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x4);
+		KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SFRAME);
+		KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END + 0x4);
+		KUNIT_EXPECT_FALSE(test, st.error);
+	} else {
+		KUNIT_EXPECT_TRUE(test, st.error);
+	}
+
+	/* Code no FDE covers that is no stub: zero bytes */
+	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, 0);
+	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_F_SP + 0x4);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
+	KUNIT_EXPECT_TRUE(test, st.error);
 
 	/* The same caller, but from code no section describes */
 	__unwind_user_start(&st, ctx->hole, sp, 0, sizeof(long), false);
 	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_F_SP + 0x4);
 	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
 
-	uw_start(ctx, &st, UW_NO_SFRAME + 0x10, sp, 0);
-	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_NO_SFRAME + 0x40);
+	/* A stub that returns to code no FDE covers */
+	uw_start(ctx, &st, stub, sp, 0);
+	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_NO_SFRAME + 0x4);
 	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
 
 	/* UW_F_SP returns into the stub: the rule would find UW_F_END. */
-	uw_put(test, sp + 16 + UW_SP_BIAS - 8, ctx->text + UW_NO_SFRAME + 0x10);
+	uw_put(test, sp + 16 + UW_SP_BIAS - 8, ctx->text + stub);
 	uw_start(ctx, &st, UW_F_SP + 0x4, sp, 0);
 	uw_entry_ra(test, &st, &t, sp + 16 + UW_SP_BIAS + UNWIND_USER_CFA_TO_SP +
 		    t.cfa.offset, ctx->text + UW_F_END + 0x4);
 	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 2);
-	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_NO_SFRAME + 0x10);
+	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + stub);
 }
 
-/* A register other than SP and FP is not known below the topmost frame. */
+/*
+ * A register other than SP and FP is not known below the topmost frame:
+ * the walk ends there, in an object with SFrame, where frame pointers
+ * would only guess.
+ */
 static void uw_register_rule_test(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
@@ -414,10 +437,11 @@ static void uw_register_rule_test(struct kunit *test)
 	uw_start(ctx, &st, UW_F_SP, sp, 0);
 	KUNIT_ASSERT_EQ(test, unwind_user_next(&st), 0);
 	KUNIT_ASSERT_EQ(test, st.ip, ctx->text + UW_F_REG + 0x4);
-	/* The FP fallback finds a zero FP (back chain): a clean end. */
-	unwind_user_next(&st);
+	KUNIT_EXPECT_EQ(test, unwind_user_next(&st), -EINVAL);
 	KUNIT_EXPECT_TRUE(test, st.done);
-	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
+	KUNIT_EXPECT_TRUE(test, st.error);
+	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_NONE);
+	KUNIT_EXPECT_EQ(test, st.ip, ctx->text + UW_F_REG + 0x4);
 }
 
 /*
@@ -600,11 +624,11 @@ static void uw_fp_cycle_test(struct kunit *test)
 	struct unwind_user_state st;
 	unsigned long fp;
 
-	fp = uw_fp_frame(test, sp, cfa, ctx->text + UW_NO_SFRAME + 0x8, 0);
+	fp = uw_fp_frame(test, sp, cfa, ctx->text + UW_PLAIN + 0x8, 0);
 	/* The caller's frame links to the very same CFA. */
 	uw_fp_frame(test, cfa + UNWIND_USER_CFA_TO_SP, cfa,
-		    ctx->text + UW_NO_SFRAME + 0x8, fp);
-	uw_start(ctx, &st, UW_NO_SFRAME, sp, fp);
+		    ctx->text + UW_PLAIN + 0x8, fp);
+	uw_start(ctx, &st, UW_PLAIN, sp, fp);
 	KUNIT_EXPECT_LE(test, uw_walk(ctx, &st), 2);
 	KUNIT_EXPECT_TRUE(test, st.error);
 }
@@ -640,10 +664,11 @@ static void uw_nofault_test(struct kunit *test)
 /*
  * Registration faults the whole section in, so that walks with page faults
  * disabled can use it; if its pages go (reclaim; here MADV_DONTNEED), such
- * a walk sends that frame to frame pointers and leaves the section in use,
- * and a walk with faults enabled takes the SFrame step and brings them
- * back.  The section lives in a file mapping whose FDE table is 64 KiB past
- * its header, out of the fault-around window of the header's page.
+ * a walk ends at that frame (frame pointers are not the method of code
+ * with SFrame) and leaves the section in use, and a walk with faults
+ * enabled takes the SFrame step and brings them back.  The section lives
+ * in a file mapping whose FDE table is 64 KiB past its header, out of the
+ * fault-around window of the header's page.
  */
 static void uw_nofault_step(struct kunit *test, unsigned long text, unsigned long sp,
 			    unsigned long fp, bool nofault, int type, unsigned long ip)
@@ -703,7 +728,7 @@ static void uw_nofault_section_test(struct kunit *test)
 	add.end = text + PAGE_SIZE;
 	KUNIT_ASSERT_EQ(test, sframe_add_section(current->mm, &add), 0);
 
-	/* SFrame: the caller is UW_F_END; frame pointers: UW_NO_SFRAME. */
+	/* SFrame: the caller is UW_F_END; frame pointers would find UW_NO_SFRAME. */
 	uw_fill(test, ctx);
 	uw_put(test, cfa - 8, text + UW_F_END + 0x4);
 	fp = uw_fp_frame(test, sp, fp_cfa, text + UW_NO_SFRAME + 0x4, 0);
@@ -711,7 +736,7 @@ static void uw_nofault_section_test(struct kunit *test)
 	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_SFRAME, text + UW_F_END + 0x4);
 
 	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, sframe, size, MADV_DONTNEED), 0);
-	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_FP, text + UW_NO_SFRAME + 0x4);
+	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_NONE, text + UW_F_SP);
 	uw_nofault_step(test, text, sp, fp, false, UNWIND_USER_TYPE_SFRAME, text + UW_F_END + 0x4);
 	uw_nofault_step(test, text, sp, fp, true, UNWIND_USER_TYPE_SFRAME, text + UW_F_END + 0x4);
 }
@@ -719,8 +744,9 @@ static void uw_nofault_section_test(struct kunit *test)
 /*
  * Every walk reads a bounded number of SFrame rows in all, one that may
  * fault (a /proc read, a deferred unwind) as much as one that may not
- * (NMI): a lookup that would read more leaves the frame to frame
- * pointers.  The third row of UW_F_ROWS takes three reads.
+ * (NMI): a lookup that would read more ends the walk there, frame
+ * pointers being no method for code with SFrame.  The third row of
+ * UW_F_ROWS takes three reads.
  */
 static const bool uw_budget_nofault[] = { true, false };
 
@@ -744,20 +770,26 @@ static void uw_fre_budget_test(struct kunit *test)
 	uw_fill(test, ctx);
 
 	/*
-	 * A topmost frame in uncovered code whose caller's lookup runs out:
-	 * the rows it read are spent, though the step falls back.
+	 * A topmost frame in a PLT stub whose caller's lookup runs out: the
+	 * rows it read are spent, though the walk ends.
 	 */
-	unwind_user_entry_frame(&t, sizeof(long));
-	__unwind_user_start(&st, ctx->text + UW_NO_SFRAME + 0x10, sp, 0,
-			    sizeof(long), nofault);
-	uw_entry_ra(test, &st, &t, sp + t.cfa.offset, ctx->text + UW_F_ROWS + 2);
-	st.ctx.budget = 2;
-	if (nofault)
-		pagefault_disable();
-	unwind_user_next(&st);
-	if (nofault)
-		pagefault_enable();
-	KUNIT_EXPECT_EQ(test, st.ctx.budget, 0);
+	if (UNWIND_USER_STUB_BYTES) {
+		KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text +
+						   UW_NO_SFRAME + 0x20, uw_plt_stub,
+						   sizeof(uw_plt_stub)), 0);
+		unwind_user_entry_frame(&t, sizeof(long));
+		__unwind_user_start(&st, ctx->text + UW_NO_SFRAME + 0x20, sp, 0,
+				    sizeof(long), nofault);
+		uw_entry_ra(test, &st, &t, sp + t.cfa.offset, ctx->text + UW_F_ROWS + 2);
+		st.ctx.budget = 2;
+		if (nofault)
+			pagefault_disable();
+		unwind_user_next(&st);
+		if (nofault)
+			pagefault_enable();
+		KUNIT_EXPECT_EQ(test, st.ctx.budget, 0);
+		KUNIT_EXPECT_TRUE(test, st.done);
+	}
 
 	uw_put(test, cfa - 8, ctx->text + UW_F_END + 0x4);
 	fp = uw_fp_frame(test, sp, fp_cfa, ctx->text + UW_NO_SFRAME + 0x4, 0);
@@ -774,7 +806,7 @@ static void uw_fre_budget_test(struct kunit *test)
 		if (nofault)
 			pagefault_enable();
 		KUNIT_EXPECT_EQ_MSG(test, st.current_type, budget == 3 ?
-				    UNWIND_USER_TYPE_SFRAME : UNWIND_USER_TYPE_FP,
+				    UNWIND_USER_TYPE_SFRAME : UNWIND_USER_TYPE_NONE,
 				    "a budget of %u rows", budget);
 		KUNIT_EXPECT_EQ(test, st.ctx.budget, 0);
 	}

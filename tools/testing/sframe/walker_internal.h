@@ -29,6 +29,9 @@
 #define IS_ENABLED(CONFIG_x)		(CONFIG_x)
 
 #define __user
+#ifndef noinline
+#define noinline			__attribute__((__noinline__))
+#endif
 #define __aligned(x)			__attribute__((__aligned__(x)))
 #define READ_ONCE(x)			__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)		__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -115,6 +118,14 @@ static inline void might_fault(void)
 {
 	if (walk_atomic)
 		walk_bug("a possible fault in NMI or IRQ context");
+}
+
+/* <linux/unaligned.h>: code bytes read as the arch's instruction words */
+static inline u32 get_unaligned_le32(const void *p)
+{
+	const u8 *b = p;
+
+	return b[0] | b[1] << 8 | b[2] << 16 | (u32)b[3] << 24;
 }
 
 static inline void pagefault_disable(void)

@@ -180,6 +180,8 @@ struct ref {
 	bool				ra_loaded;
 	unsigned long			from;	/* where the last load was */
 	bool				loaded;
+	/* A section holds the frame's code: frame pointers may not guess */
+	bool				covered;
 };
 
 static bool ref_load(struct ref *ref, unsigned long addr, unsigned long len,
@@ -322,14 +324,21 @@ static enum ref_kind ref_sframe(struct ref *ref)
 
 	/* A caller's rules are its call's: the byte before the return address */
 	ret = walk_ref_lookup(s->ip - !s->topmost, &f, &ref->budget);
+	ref->covered = walk_ref_described(s->ip - !s->topmost);
 	if (ret == -ENOENT) {
+		u8 code[UNWIND_USER_STUB_BYTES ?: 1];
+
 		/*
 		 * Topmost in code of a described object no FDE covers: the
-		 * arch's entry rule, if SFrame describes where it returns.
+		 * rules of a stub the arch knows by its code, if SFrame
+		 * describes where it returns.
 		 */
-		if (!s->topmost || !walk_ref_described(s->ip))
+		if (!s->topmost || !walk_ref_described(s->ip) || !UNWIND_USER_STUB_BYTES)
 			return REF_NONE;
-		unwind_user_entry_frame(&f, s->ws);
+		if (!ref_load(ref, s->ip - UNWIND_USER_STUB_BEFORE, UNWIND_USER_STUB_BYTES,
+			      code) ||
+		    !unwind_user_stub_frame(code, &f, s->ws))
+			return REF_NONE;
 		if (!ref_value(ref, &f.cfa, 0, &cfa) ||
 		    ref_caller(ref, &f, cfa) != REF_FRAME)
 			return REF_NONE;
@@ -451,6 +460,9 @@ static int ref_next(const struct unwind_user_state *s, struct ref *ref,
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(methods); i++) {
 		if (!(s->available_types & methods[i].type))
+			continue;
+		/* Frame pointers are the method of objects without SFrame */
+		if (methods[i].type == UNWIND_USER_TYPE_FP && ref->covered)
 			continue;
 		kind = methods[i].step(ref);
 		if (kind == REF_NONE)

@@ -12,13 +12,16 @@
 #include <uapi/linux/sframe.h>
 #include "walker_oracle.h"
 #include "../../../tests/kunit/sframe_build.h"
+#include "../../../tests/kunit/unwind_user_stubs.h"
 
 /* In ASan's shadow gap on x86-64 hosts: a stray dereference faults. */
 #define T_TEXT		0x10000000000UL
 #define T_SECTION	0x10000100000UL
 #define T_STACK		0x10000200000UL
 #define T_ALT		0x10000300000UL
-#define T_TEXT_LEN	0x400
+#define T_TEXT_LEN	0x800
+/* The section describes the first half; the rest is code of an object without SFrame */
+#define T_DESCRIBED	0x400
 #define T_STACK_LEN	0x1000
 #define T_ALT_LEN	0x400
 
@@ -33,6 +36,7 @@
 #define SIGRETURN	0x300	/* a sigreturn trampoline */
 #define F_FLEX		0x380	/* CFA = SP + 16, RA at FP + 8, by register rules */
 #define F_LEAF		0x3c0	/* CFA = SP, RA in its register */
+#define PLAIN		0x600	/* code of an object without SFrame */
 
 /* What each SP-based CFA offset must add on an arch whose SP sits below it */
 #define SP_BIAS		(-(UNWIND_USER_CFA_TO_SP))
@@ -128,7 +132,7 @@ static void reset(void)
 	map(WALK_STACK, T_STACK, T_STACK_LEN, stack);
 	map(WALK_ALT, T_ALT, T_ALT_LEN, alt);
 	in.text_start = T_TEXT;
-	in.text_end = T_TEXT + T_TEXT_LEN;
+	in.text_end = T_TEXT + T_DESCRIBED;
 	/* s390: a 4-level ASCE, as a 64-bit task's mm starts with */
 	in.asce_limit = 1UL << 53;
 	in.max_entries = 64;
@@ -329,7 +333,7 @@ static void case_cold(void)
 	expect(false, 3, F_FP + 0x8, F_SP + 0x10, F_END + 0x8);
 }
 
-/* Code without SFrame is stepped by frame pointers, then SFrame again. */
+/* Code of an object without SFrame is stepped by frame pointers, then SFrame again. */
 static void case_fp_fallback(void)
 {
 	unsigned long sp = T_STACK + 0x800, cfa1 = sp + 0x100, cfa2 = cfa1 + 16;
@@ -337,8 +341,18 @@ static void case_fp_fallback(void)
 
 	fp = fp_frame(sp, cfa1, T_TEXT + F_SP + 0x4, 0);
 	put(cfa2 - 8, T_TEXT + F_END + 0x4);
+	start(PLAIN + 0x10, sp, fp);
+	expect(false, 3, PLAIN + 0x10, F_SP + 0x4, F_END + 0x4);
+}
+
+/* Not in code of an object with SFrame that no FDE covers: the walk ends. */
+static void case_fp_covered(void)
+{
+	unsigned long sp = T_STACK + 0x800, cfa1 = sp + 0x100, fp;
+
+	fp = fp_frame(sp, cfa1, T_TEXT + F_SP + 0x4, 0);
 	start(NO_SFRAME + 0x10, sp, fp);
-	expect(false, 3, NO_SFRAME + 0x10, F_SP + 0x4, F_END + 0x4);
+	expect(true, 1, NO_SFRAME + 0x10);
 }
 
 /* A zero frame pointer (back chain) ends a frame-pointer walk cleanly. */
@@ -347,8 +361,8 @@ static void case_fp_end(void)
 	unsigned long sp = T_STACK + 0x800;
 
 	put(sp, 0);
-	start(NO_SFRAME, sp, 0);
-	expect(false, 1, NO_SFRAME);
+	start(PLAIN, sp, 0);
+	expect(false, 1, PLAIN);
 }
 
 /* A register rule, in the topmost frame where the register is known */
@@ -391,21 +405,28 @@ static void case_leaf(void)
 #endif
 }
 
+#define PLT_AT		(NO_SFRAME + 0x20)
+
 /*
- * Interrupted where the section's object has no FDE (a PLT stub): the
- * caller by the function-entry rule, then SFrame on.
+ * Interrupted where the section's object has no FDE, in a PLT entry the
+ * arch knows by its code: the caller by the function-entry rule, then
+ * SFrame on.  Elsewhere (x86-64 knows no such stub) the walk ends.
  */
 static void case_uncovered(void)
 {
 	unsigned long sp = T_STACK + 0x800, cfa;
 	struct unwind_user_frame t;
 
+	memcpy(text + PLT_AT, uw_plt_stub, sizeof(uw_plt_stub));
 	unwind_user_entry_frame(&t, sizeof(long));
 	cfa = sp + t.cfa.offset;
 	entry_ra(&t, cfa, T_TEXT + F_SP + 0x4);
 	put(cfa + 16 - 8, T_TEXT + F_END + 0x4);
-	start(NO_SFRAME + 0x10, sp, 0);
-	expect(false, 3, NO_SFRAME + 0x10, F_SP + 0x4, F_END + 0x4);
+	start(PLT_AT + UW_PLT_SECOND, sp, 0);
+	if (UNWIND_USER_STUB_BYTES)
+		expect(false, 3, PLT_AT + UW_PLT_SECOND, F_SP + 0x4, F_END + 0x4);
+	else
+		expect(true, 1, PLT_AT + UW_PLT_SECOND);
 }
 
 /*
@@ -536,27 +557,52 @@ static void case_compat(void)
 }
 #endif
 
+#ifdef WALKER_ARCH_ARM64
 /*
- * The FRE budget: the uncovered rule's look at the caller reads rows even
+ * arm64's PLT0 pushes {x16, x30} first: past the push the caller's SP is
+ * 16 bytes up, its return address still in LR.  At the push itself the
+ * rule of a function's entry holds.
+ */
+static void case_plt0(void)
+{
+	unsigned long sp = T_STACK + 0x800;
+
+	memcpy(text + PLT_AT, uw_plt0, sizeof(uw_plt0));
+	in.regs[UNWIND_USER_DWARF_RA] = T_TEXT + F_SP + 0x4;
+	/* F_SP's CFA is 16 above its SP: the one PLT0's push left 16 up */
+	put(sp + 16 + 16 - 8, T_TEXT + F_END + 0x4);
+	start(PLT_AT + 16, sp, 0);
+	expect(false, 3, PLT_AT + 16, F_SP + 0x4, F_END + 0x4);
+}
+#endif
+
+/*
+ * The FRE budget: the stub rule's look at the caller reads rows even
  * when it then fails, and a walk pays for every row it reads.  With two
  * rows left, finding F_ROWS' third row (the call, one byte before the
- * return address) fails; the walk goes on by frame pointers, to a lookup
- * that finds the budget spent.
+ * return address) fails, and the walk ends there: frame pointers are no
+ * method in an object with SFrame.
  */
 static void case_budget_probe(void)
 {
 	unsigned long sp = T_STACK + 0x800, cfa, fp;
 	struct unwind_user_frame t;
 
+	memcpy(text + PLT_AT, uw_plt_stub, sizeof(uw_plt_stub));
 	unwind_user_entry_frame(&t, sizeof(long));
 	cfa = sp + t.cfa.offset;
 	entry_ra(&t, cfa, T_TEXT + F_ROWS + 3);
+	/* A frame-pointer frame the walk must not take */
 	fp = fp_frame(sp, sp + 0x100, T_TEXT + F_END + 0x4, 0);
-	start(NO_SFRAME + 0x10, sp, fp);
+	start(PLT_AT, sp, fp);
 	in.budget = 2;
-	expect(false, 2, NO_SFRAME + 0x10, F_ROWS + 3);
+	if (!UNWIND_USER_STUB_BYTES) {
+		expect(true, 1, PLT_AT);
+		return;
+	}
+	expect(false, 2, PLT_AT, F_ROWS + 3);
 	want_budgeted = (struct expect){
-		.n = 2, .ip = { T_TEXT + NO_SFRAME + 0x10, T_TEXT + F_END + 0x4 },
+		.n = 1, .ip = { T_TEXT + PLT_AT }, .error = true,
 	};
 	have_budgeted = true;
 }
@@ -580,6 +626,10 @@ static const struct walk_case cases[] = {
 	{ "cold", case_cold },
 	{ "fp_fallback", case_fp_fallback },
 	{ "fp_end", case_fp_end },
+	{ "fp_covered", case_fp_covered },
+#ifdef WALKER_ARCH_ARM64
+	{ "plt0", case_plt0 },
+#endif
 	{ "register_rule", case_register_rule },
 	{ "flex_regs", case_flex_regs },
 	{ "leaf", case_leaf },

@@ -6,6 +6,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/unaligned.h>
 #include <linux/unwind_user_types.h>
 #include <asm/compiler.h>
 #include <asm/ptrace.h>
@@ -36,6 +37,74 @@ static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
 		.ra = { .base = UNWIND_USER_BASE_SAME },
 		.fp = { .base = UNWIND_USER_BASE_SAME },
 	};
+}
+
+/*
+ * GNU ld's PLT stubs, which it gives no SFrame: a PLTn entry (adrp x16;
+ * ldr x17, [x16, #n]; add x16, x16, #n; br x17) moves neither SP nor LR,
+ * and PLT0 pushes {x16, x30} before the same three loads and its br x17.
+ * The stub is told by its code, read from UNWIND_USER_STUB_BEFORE bytes
+ * before the IP: nowhere else does code no FDE covers say where its
+ * caller is.
+ */
+#define UNWIND_USER_STUB_BEFORE	16
+#define UNWIND_USER_STUB_BYTES	32
+
+static inline bool unwind_user_a64_insn(const u8 *p, u32 mask, u32 insn)
+{
+	return (get_unaligned_le32(p) & mask) == insn;
+}
+
+/* adrp x16; ldr x17, [x16, #n]; add x16, x16, #n */
+static inline bool unwind_user_a64_plt_loads(const u8 *p)
+{
+	return unwind_user_a64_insn(p, 0x9f00001f, 0x90000010) &&
+	       unwind_user_a64_insn(p + 4, 0xffc003ff, 0xf9400211) &&
+	       unwind_user_a64_insn(p + 8, 0xff8003ff, 0x91000210);
+}
+
+static inline bool unwind_user_a64_br_x17(const u8 *p)
+{
+	return unwind_user_a64_insn(p, 0xffffffff, 0xd61f0220);
+}
+
+/* stp x16, x30, [sp, #-16]! and the loads */
+static inline bool unwind_user_a64_plt0_head(const u8 *p)
+{
+	return unwind_user_a64_insn(p, 0xffffffff, 0xa9bf7bf0) &&
+	       unwind_user_a64_plt_loads(p + 4);
+}
+
+/*
+ * @code: UNWIND_USER_STUB_BYTES of code, the IP UNWIND_USER_STUB_BEFORE
+ * bytes in.  True, with the rules of the IP's frame in @frame, if the IP
+ * is in a PLT stub.
+ */
+static inline bool unwind_user_stub_frame(const u8 *code,
+					  struct unwind_user_frame *frame, int ws)
+{
+	const u8 *ip = code + UNWIND_USER_STUB_BEFORE;
+	int off;
+
+	/* PLT0 first: its last four instructions are those of a PLTn entry */
+	for (off = 0; off <= 16; off += 4) {
+		if (!unwind_user_a64_plt0_head(ip - off) ||
+		    (off == 16 && !unwind_user_a64_br_x17(ip)))
+			continue;
+		unwind_user_entry_frame(frame, ws);
+		/* Past the push, the caller's SP is 16 bytes up */
+		if (off)
+			frame->cfa.offset = 2 * ws;
+		return true;
+	}
+	for (off = 0; off <= 12; off += 4) {
+		if (unwind_user_a64_plt_loads(ip - off) &&
+		    unwind_user_a64_br_x17(ip - off + 12)) {
+			unwind_user_entry_frame(frame, ws);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* AArch32 tasks have another frame layout and no SFrame. */

@@ -55,6 +55,79 @@ static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
 	};
 }
 
+/*
+ * GNU ld's 64-bit PLT entries, which it gives no SFrame in a PIE: neither
+ * PLT0 nor a PLTn entry moves %r15 or %r14.  Each is 32 bytes, not
+ * aligned to its size; told by its code around the IP.  0 in the mask:
+ * an address or index the linker filled in.
+ */
+#define UNWIND_USER_STUB_BEFORE	30
+#define UNWIND_USER_STUB_BYTES	62
+
+static inline bool unwind_user_s390_match(const u8 *p, const u8 *pattern,
+					  const u8 *mask)
+{
+	int i;
+
+	for (i = 0; i < 32; i++)
+		if ((p[i] & mask[i]) != pattern[i])
+			return false;
+	return true;
+}
+
+/*
+ * @code: UNWIND_USER_STUB_BYTES of code, the IP UNWIND_USER_STUB_BEFORE
+ * bytes in.  True, with the rules of the IP's frame in @frame, if the IP
+ * is in a PLT entry's instructions.
+ */
+static inline bool unwind_user_stub_frame(const u8 *code,
+					  struct unwind_user_frame *frame, int ws)
+{
+	static const u8 unwind_user_s390_plt0[32] = {
+		0xe3, 0x10, 0xf0, 0x38, 0x00, 0x24,	/* stg %r1,56(%r15) */
+		0xc0, 0x10, 0, 0, 0, 0,			/* larl %r1,GOT */
+		0xd2, 0x07, 0xf0, 0x30, 0x10, 0x08,	/* mvc 48(8,%r15),8(%r1) */
+		0xe3, 0x10, 0x10, 0x10, 0x00, 0x04,	/* lg %r1,16(%r1) */
+		0x07, 0xf1,				/* br %r1 */
+		0x07, 0x00, 0x07, 0x00, 0x07, 0x00,	/* nopr */
+	};
+
+	static const u8 unwind_user_s390_pltn[32] = {
+		0xc0, 0x10, 0, 0, 0, 0,			/* larl %r1,GOT slot */
+		0xe3, 0x10, 0x10, 0x00, 0x00, 0x04,	/* lg %r1,0(%r1) */
+		0x07, 0xf1,				/* br %r1 */
+		0x0d, 0x10,				/* basr %r1,%r0 */
+		0xe3, 0x10, 0x10, 0x0c, 0x00, 0x14,	/* lgf %r1,12(%r1) */
+		0xc0, 0xf4, 0, 0, 0, 0,			/* jg PLT0 */
+		0, 0, 0, 0,				/* .long relocation offset */
+	};
+
+	/* The bytes of both that the linker does not fill in */
+	static const u8 unwind_user_s390_plt_mask[2][32] = {
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,
+		  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+		{ 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		  0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0 },
+	};
+	int off;
+
+	/* The IP is at most 28 bytes into an entry: the rest is data. */
+	for (off = 0; off <= 28; off += 2) {
+		const u8 *p = code + UNWIND_USER_STUB_BEFORE - off;
+
+		if (unwind_user_s390_match(p, unwind_user_s390_pltn,
+					   unwind_user_s390_plt_mask[1]) ||
+		    (off < 26 && unwind_user_s390_match(p, unwind_user_s390_plt0,
+							 unwind_user_s390_plt_mask[0]))) {
+			unwind_user_entry_frame(frame, ws);
+			return true;
+		}
+	}
+	return false;
+}
+
 static inline unsigned int unwind_user_word_size(struct task_struct *task,
 						 struct pt_regs *regs)
 {

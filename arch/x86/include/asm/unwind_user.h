@@ -40,6 +40,20 @@ static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
 }
 
 /*
+ * No stub of x86-64 code lacks SFrame: GNU ld describes its PLTs.  Code
+ * no FDE covers (assembly without CFI, crti's _init) says nothing of
+ * where its caller is.
+ */
+#define UNWIND_USER_STUB_BEFORE	0
+#define UNWIND_USER_STUB_BYTES	0
+
+static inline bool unwind_user_stub_frame(const u8 *code,
+					  struct unwind_user_frame *frame, int ws)
+{
+	return false;
+}
+
+/*
  * The first bytes of a frame-pointer function: push %rbp, or endbr64
  * before it.  Code bytes are compared as read, lowest address first.
  */

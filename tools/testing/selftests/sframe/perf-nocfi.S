@@ -3,10 +3,10 @@
  * long perf_nocfi_spin(void *unused): a leaf that spins without touching
  * the stack, written without CFI, so that the assembler gives it no
  * SFrame FDE while the rest of the program has them, as glibc's _init
- * and _fini (crti.o) and arm64's PLT stubs are.  A sample in it is walked
- * by the unwinder's rule for code of an object with SFrame that no FDE
- * covers: the caller is where the call left it, on top of the stack
- * (x86_64), in LR (arm64), in r14 (s390x).
+ * and _fini (crti.o) are.  Its code is no PLT stub: nothing tells the
+ * walker that the caller is still where the call left it (a prologue of
+ * such code may have moved the stack pointer), so a sample in it ends
+ * there, with the leaf alone, rather than guess.
  */
 	.text
 	.globl	perf_nocfi_spin

@@ -13,7 +13,10 @@
  *
  *   no CFI   main > perf_run > perf_round > perf_nocfi_a > perf_nocfi_spin
  *            (perf-nocfi.S: assembly without CFI, so no SFrame FDE), with
- *            --nocfi, alone
+ *            --nocfi, alone; a sample in perf_nocfi_spin holds it alone:
+ *            the walk ends in code that no FDE covers and that is no
+ *            PLT stub, where neither frame pointers nor the rule of a
+ *            function's entry can be known to find the caller
  *
  * A sample may land in any of those functions; its callchain must then be
  * the rest of the chain to main.  At least 1,000 samples per chain, every
@@ -149,6 +152,14 @@ __attribute__((noinline)) long perf_round(long (*a)(perf_mid), perf_mid mid)
 struct perf_tally {
 	const char	*name;
 	const char	*const *chain;	/* innermost first, ends with main */
+	/*
+	 * A function of the chain whose samples end there: code of an object
+	 * with SFrame that no FDE covers and that is no stub the arch knows,
+	 * where nothing says where the caller is.  Its samples are exact
+	 * when they hold it alone.
+	 */
+	const char	*ends_at;
+	unsigned int	ended;
 	unsigned int	samples;
 	unsigned int	exact;
 	unsigned int	shown;
@@ -166,7 +177,13 @@ static void perf_stack(struct perf_tally *t, const uint64_t *ips, uint64_t nr,
 	if (perf_defer)
 		perf_first_seen = true;
 	t->samples += count;
-	if (sf_perf_chain_exact(t->chain, ips, nr)) {
+	if (t->ends_at && !perf_no_sframe && nr && !strcmp(sf_perf_sym(ips[0], 0), t->ends_at)) {
+		if (nr == 1) {
+			t->exact += count;
+			t->ended += count;
+			return;
+		}
+	} else if (sf_perf_chain_exact(t->chain, ips, nr)) {
 		t->exact += count;
 		return;
 	}
@@ -409,13 +426,22 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 		 t->npending);
 	SF_CHECK(t->samples >= PERF_SAMPLES, "%s: %u samples in %u rounds", t->name,
 		 t->samples, round);
-	if (perf_no_sframe)
+	if (perf_no_sframe) {
 		sf_check_control(t->name, t->exact, t->samples);
-	else if (SF_CHECK(t->exact == t->samples,
-			  "%s: %u of %u samples exact to main", t->name, t->exact,
-			  t->samples))
-		sf_note("%s: %u of %u samples exact to main", t->name, t->exact,
-			t->samples);
+	} else if (SF_CHECK(t->exact == t->samples, "%s: %u of %u samples exact",
+			    t->name, t->exact, t->samples)) {
+		if (t->ends_at)
+			sf_note("%s: %u of %u samples exact: %u to main, %u %s alone (no CFI: the walk ends there)",
+				t->name, t->exact, t->samples, t->exact - t->ended,
+				t->ended, t->ends_at);
+		else
+			sf_note("%s: %u of %u samples exact to main", t->name, t->exact,
+				t->samples);
+	}
+	/* Most samples land in the spinning leaf: they must show there */
+	if (t->ends_at && !perf_no_sframe)
+		SF_CHECK(t->ended * 2 >= t->samples, "%s: %u of %u samples ended at %s",
+			 t->name, t->ended, t->samples, t->ends_at);
 out:
 	if (prog >= 0)
 		close(prog);
@@ -430,7 +456,8 @@ int main(int argc, char **argv)
 {
 	struct perf_tally t_linked = { .name = "linked", .chain = sf_perf_linked_chain };
 	struct perf_tally t_dl = { .name = "dlopen", .chain = sf_perf_dl_chain };
-	struct perf_tally t_nocfi = { .name = "no CFI", .chain = perf_nocfi_chain };
+	struct perf_tally t_nocfi = { .name = "no CFI", .chain = perf_nocfi_chain,
+				      .ends_at = "perf_nocfi_spin" };
 	const char *lib = "libsf-ustack-dl.so";
 	bool fork_first = false;
 	long sections;
