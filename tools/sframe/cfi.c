@@ -75,6 +75,7 @@ bool cfi_state_equal(const struct cfi_state *a, const struct cfi_state *b)
 	       a->cfa.plt_thresh == b->cfa.plt_thresh &&
 	       a->ra.kind == b->ra.kind && a->ra.reg == b->ra.reg && a->ra.off == b->ra.off &&
 	       a->fp.kind == b->fp.kind && a->fp.reg == b->fp.reg && a->fp.off == b->fp.off &&
+	       a->sp.kind == b->sp.kind && a->sp.reg == b->sp.reg && a->sp.off == b->sp.off &&
 	       a->ra_signed == b->ra_signed;
 }
 
@@ -148,6 +149,8 @@ static struct cfi_reg_rule *cfi_tracked(struct cfi_run *r, struct cfi_state *st,
 		return &st->ra;
 	if (reg == r->p->fp_reg)
 		return &st->fp;
+	if (reg == r->p->sp_reg)
+		return &st->sp;
 	return NULL;
 }
 
@@ -424,7 +427,8 @@ advance:
 restore:
 			rule = cfi_tracked(r, st, reg);
 			if (rule)
-				*rule = !init ? same : reg == cie->ra_reg ? init->ra : init->fp;
+				*rule = !init ? same : reg == cie->ra_reg ? init->ra :
+					reg == r->p->fp_reg ? init->fp : init->sp;
 			break;
 		case DW_CFA_undefined:
 		case DW_CFA_same_value:

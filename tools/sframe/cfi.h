@@ -78,12 +78,17 @@ struct cfi_cfa_rule {
  * @cfa: the CFA.
  * @ra: the return address column.
  * @fp: the frame pointer.
+ * @sp: the stack pointer's rule: where a copy of the caller's SP is
+ *	(s390x saves r15), or, with a CFA from another register, where the
+ *	SP is instead of the CFA (glibc's x86_64 __longjmp: in %r8), which no
+ *	SFrame row can say.
  * @ra_signed: aarch64: the RA is signed (DW_CFA_AARCH64_negate_ra_state).
  */
 struct cfi_state {
 	struct cfi_cfa_rule	cfa;
 	struct cfi_reg_rule	ra;
 	struct cfi_reg_rule	fp;
+	struct cfi_reg_rule	sp;
 	bool			ra_signed;
 };
 
@@ -102,6 +107,7 @@ struct cfi_row {
  * @ctx: for byte order and messages.
  * @cie: the CIE (alignment factors, RA column).
  * @fp_reg: the DWARF number of the frame pointer.
+ * @sp_reg: the DWARF number of the stack pointer.
  * @aarch64: 0x2d is DW_CFA_AARCH64_negate_ra_state (else not supported).
  * @max_rows: bound on rows, at most CFI_MAX_ROWS (0: CFI_MAX_ROWS).
  */
@@ -109,6 +115,7 @@ struct cfi_params {
 	const struct eh_ctx	*ctx;
 	const struct eh_cie	*cie;
 	unsigned int		fp_reg;
+	unsigned int		sp_reg;
 	bool			aarch64;
 	unsigned int		max_rows;
 };

@@ -194,13 +194,57 @@ static void sg_fre_words(struct sg_fre *fre, unsigned int n, const int32_t *w,
 }
 
 /*
+ * The CFA is the caller's stack pointer, so no function saves its return
+ * address at or above it: a rule that says so leaves out of the CFA what
+ * was pushed before the function was entered.  glibc's aarch64
+ * _dl_runtime_resolve is entered from a PLT0 that pushed {x16, x30}, and
+ * its CFI has CFA = SP and the RA at CFA + 8 all along: a caller walked
+ * from that CFA gets an SP 16 bytes low and shows twice.  The push was
+ * made before the first instruction, so every row of such a function is
+ * moved by the same amount, to the CFA the call made, with the RA just
+ * below it as in every aarch64 frame record.  A rule of the code and its
+ * CFI, whatever the function's name: the bytes to add, 0 for none.  With
+ * a CFA in another register the rows describe no caller's frame at all
+ * (glibc's __longjmp names its jmp_buf the CFA, and the mangled return
+ * address in it the RA): sg_encode() refuses them.
+ */
+static int64_t sg_pushed_before_entry(const struct sframe_gen *gen, const struct cfi_row *rows,
+				      unsigned int from, unsigned int to)
+{
+	unsigned int i;
+
+	if (gen->arch != SFRAME_GEN_AARCH64)
+		return 0;
+	for (i = from; i < to; i++) {
+		const struct cfi_state *st = &rows[i].st;
+
+		if (st->cfa.kind == CFI_CFA_REG && st->cfa.reg == gen->sp_reg &&
+		    st->ra.kind == CFI_OFFSET && st->ra.off >= 0)
+			return st->ra.off + 8;
+	}
+	return 0;
+}
+
+static void sg_shift_cfa(struct cfi_state *st, int64_t shift)
+{
+	if (!shift || st->cfa.kind != CFI_CFA_REG)
+		return;
+	st->cfa.off += shift;
+	if (st->ra.kind == CFI_OFFSET)
+		st->ra.off -= shift;
+	if (st->fp.kind == CFI_OFFSET)
+		st->fp.off -= shift;
+}
+
+/*
  * Encodes @st for an FDE of the type @flex says; false if that type cannot
  * express it.  @fre->info gets the base and mangled bits; the word size is
  * chosen later.
  */
-static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, bool flex,
-		      struct sg_fre *fre)
+static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *rules, bool flex,
+		      int64_t shift, struct sg_fre *fre)
 {
+	struct cfi_state fixed = *rules, *st = &fixed;
 	struct sg_frame *f = &fre->frame;
 	bool x86 = gen->arch == SFRAME_GEN_X86_64, ra_word, fp_word;
 	int32_t w[SG_MAX_WORDS], cfa;
@@ -210,6 +254,22 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *st, 
 	fre->info = 0;
 	fre->nwords = 0;
 	fre->ctl_words = 0;
+	sg_shift_cfa(st, shift);
+	/*
+	 * The caller's SP kept in a register while the CFA is computed from
+	 * yet another (glibc's x86_64 __longjmp: CFA = %rdi, its jmp_buf, the
+	 * SP in %r8): the CFA is no caller's SP, and a row would give a wrong
+	 * SP to every frame after it.  With a CFA from the SP or the FP, a
+	 * rule of the SP only says where a copy of it is (s390x saves r15 in
+	 * the register save area, or a leaf in a floating-point register).
+	 */
+	if ((st->sp.kind == CFI_REG || st->sp.kind == CFI_EXPR) &&
+	    (st->cfa.kind != CFI_CFA_REG ||
+	     (st->cfa.reg != gen->sp_reg && st->cfa.reg != gen->fp_reg)))
+		return false;
+	/* A return address at or above the CFA that no shift explains */
+	if (gen->arch == SFRAME_GEN_AARCH64 && st->ra.kind == CFI_OFFSET && st->ra.off >= 0)
+		return false;
 	f->ra_signed = st->ra_signed;
 	if (st->ra_signed)
 		fre->info |= 0x80;
@@ -383,6 +443,7 @@ static int sg_build_inc(struct sframe_gen *gen, const struct cfi_row *rows, unsi
 			unsigned int to, uint64_t start, uint64_t size, uint8_t fde_info,
 			struct sframe_gen_stats *stats)
 {
+	int64_t shift = sg_pushed_before_entry(gen, rows, from, to);
 	unsigned int mark = gen->num_fres, i, pass;
 	struct sg_fde fde;
 	struct sg_fre fre;
@@ -399,7 +460,7 @@ static int sg_build_inc(struct sframe_gen *gen, const struct cfi_row *rows, unsi
 		fde.first_fre = mark;
 		gen->num_fres = mark;
 		for (i = from; i < to; i++) {
-			if (!sg_encode(gen, &rows[i].st, flex, &fre))
+			if (!sg_encode(gen, &rows[i].st, flex, shift, &fre))
 				break;
 			fre.start = rows[i].start - rows[from].start;
 			fre.frame.signal = SFRAME_FDE_INFO_SIGNAL(fde_info);
@@ -446,7 +507,7 @@ static int sg_build_plt(struct sframe_gen *gen, const struct cfi_state *st, uint
 	for (q = 0; q < rep; q++) {
 		row.cfa.off = st->cfa.off +
 			(((start + q) & st->cfa.plt_mask) >= st->cfa.plt_thresh ? 8 : 0);
-		if (!sg_encode(gen, &row, false, &fre)) {
+		if (!sg_encode(gen, &row, false, 0, &fre)) {
 			gen->num_fres = mark;
 			return -EOPNOTSUPP;
 		}
@@ -579,6 +640,7 @@ static int sg_cie(struct sframe_gen *gen, struct eh_ctx *ctx, size_t off,
 			p.ctx = ctx;
 			p.cie = &e->cie;
 			p.fp_reg = gen->fp_reg;
+			p.sp_reg = gen->sp_reg;
 			p.aarch64 = gen->arch == SFRAME_GEN_AARCH64;
 			e->err = cfi_run_cie(&p, &e->init);
 		}
@@ -824,6 +886,7 @@ static int sg_one(struct sframe_gen *gen, const struct sframe_gen_input *in, str
 	p.ctx = ctx;
 	p.cie = &ce->cie;
 	p.fp_reg = gen->fp_reg;
+	p.sp_reg = gen->sp_reg;
 	p.aarch64 = gen->arch == SFRAME_GEN_AARCH64;
 	ret = cfi_run_fde(&p, &ce->init, fde.insns, fde.insns_len, fde.pc_range, rows);
 	if (!ret && ce->cie.ra_reg != sg_ra_reg(gen))

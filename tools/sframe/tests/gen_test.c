@@ -511,6 +511,22 @@ static void test_x86_unrepresentable(void)
 		      (unsigned long long)c.st.bytes_skipped);
 	}
 	conv_free(&c);
+
+	/*
+	 * glibc's __longjmp: CFA = %rdi (its jmp_buf), the RA in %rdx and the
+	 * caller's SP in %r8, which no row can say; SP = CFA + 0 can.
+	 */
+	begin("x86_64: the caller's SP in a register: refused", false);
+	cie = x86_cie("zR", 0x1b);
+	FDE(cie, 0x1000, 0x10, 0x44, 0x0c, 5, 0, 0x09, 7, 8, 0x09, 16, 1);
+	FDE(cie, 0x2000, 0x10, 0x44, 0x14, 7, 0);
+	if (convert(&c, SFRAME_GEN_X86_64)) {
+		expect_none(&c, 0x1000);
+		expect_none(&c, 0x1004);
+		expect(&c, 0x2004, F(R_SP(8), R_AT(-8), R_SAME));
+		expect_counts(&c, 1, 0, 1, 0);
+	}
+	conv_free(&c);
 }
 
 /* aarch64 */
@@ -557,6 +573,24 @@ static void test_a64(void)
 	}
 	conv_free(&c);
 
+	/*
+	 * glibc's _dl_runtime_resolve: CFA = SP and the RA at CFA + 8, as if
+	 * PLT0's push of {x16, x30} were not there.  Every row moves by 16.
+	 */
+	begin("aarch64: RA saved above the CFA: the CFA moved to the call's, or refused", false);
+	cie = a64_cie("zR");
+	FDE(cie, 0x6000, 0x10, 0x41, 0x11, 30, 0x7f, 0x41, 0x0e, 0xd0, 0x01);
+	/* glibc's __longjmp: CFA = x0 (its jmp_buf), the RA at CFA + 88 */
+	FDE(cie, 0x7000, 0x10, 0x41, 0x0c, 0, 0, 0x11, 30, 0x75);
+	if (convert(&c, SFRAME_GEN_AARCH64)) {
+		expect(&c, 0x6000, F(R_SP(16), R_SAME, R_SAME));
+		expect(&c, 0x6004, F(R_SP(16), R_AT(-8), R_SAME));
+		expect(&c, 0x6008, F(R_SP(224), R_AT(-8), R_SAME));
+		expect_none(&c, 0x7004);
+		expect_counts(&c, 1, 0, 1, 0);
+	}
+	conv_free(&c);
+
 	begin("aarch64 big endian", true);
 	cie = a64_cie("zR");
 	FDE(cie, 0x2000, 0x10, 0x41, 0x0e, 16, 0x9d, 2, 0x9e, 1);
@@ -592,7 +626,9 @@ static void test_s390(void)
 
 	begin("s390x: stmg, aghi, lgr r11: scaled CFA offsets", true);
 	cie = s390_cie();
-	FDE(cie, 0x3000, 0x40, 0x46, 0x8b, 9, 0x8e, 6, 0x46, 0x0e, 0xc0, 0x02, 0x44, 0x0d, 11);
+	/* stmg %r6,%r15,48(%r15) saves r15 too: the caller's SP, still the CFA's */
+	FDE(cie, 0x3000, 0x40, 0x46, 0x8b, 9, 0x8e, 6, 0x8f, 5, 0x46, 0x0e, 0xc0, 0x02, 0x44,
+	    0x0d, 11);
 	if (convert(&c, SFRAME_GEN_S390X)) {
 		expect(&c, 0x3000, F(R_SP(160), R_SAME, R_SAME));
 		expect(&c, 0x3006, F(R_SP(160), R_AT(-48), R_AT(-72)));
@@ -608,8 +644,8 @@ static void test_s390(void)
 	begin("s390x: FP saved, RA not (RA word SFRAME_FRE_RA_OFFSET_INVALID)", true);
 	cie = s390_cie();
 	FDE(cie, 0x3000, 0x10, 0x42, 0x8b, 9);
-	/* r14 and r11 kept in floating-point registers (leaf): flex */
-	FDE(cie, 0x4000, 0x10, 0x42, 0x09, 14, 16, 0x09, 11, 17);
+	/* r14, r11 and r15 kept in floating-point registers (leaf): flex */
+	FDE(cie, 0x4000, 0x10, 0x42, 0x09, 14, 16, 0x09, 11, 17, 0x09, 15, 18);
 	/* A CFA offset that is no multiple of 8 from 160: not expressible */
 	FDE(cie, 0x5000, 0x10, 0x42, 0x0e, 0xa4, 0x01);
 	/* One whose word would fit 32 bits, but not the offset: 2^31 + 152 */
