@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sf-step [--every N] [--bind-now] [--attach OBJECT SECTION]... [--quiet]
+ *         -- PROGRAM [ARG...]
+ *
+ * The instruction-level oracle.  PROGRAM runs under ptrace from its first
+ * instruction (the dynamic loader's entry) to its exit, one instruction at
+ * a time, while this program keeps the stack its calls truly made: a
+ * shadow stack of the return addresses each call instruction left, and of
+ * the interrupted PC and return address of each signal delivered to a
+ * handler.  At every Nth instruction it reads PROGRAM's /proc/<pid>/ustack
+ * (nobody profiles PROGRAM: the read itself must bring in its SFrame) and
+ * judges the walk against the shadow stack:
+ *   exact  frame for frame the same;
+ *   short  a strict prefix: the walk stopped early;
+ *   wrong  a frame differs, or there are frames past the truth.
+ * A wrong stack is what a profiler would show as a real call path: the
+ * test fails on the first one, and prints each (up to a bound) with the
+ * object and offset of every frame.
+ *
+ * The shadow stack, per arch:
+ *  - x86_64: a call pushed its return address; the entry goes once the
+ *    stack pointer is above the slot it was pushed to, which covers ret,
+ *    longjmp and every unwinding.
+ *  - arm64 (BL, BLR, BLRAA...) and s390x (BRASL, BRAS, BASR with %r14):
+ *    the call put its return address in the link register; the entry goes
+ *    at the return to it with the stack pointer the call had, or once the
+ *    stack pointer is above the caller's.
+ *  - A signal delivered to a handler adds the interrupted PC and the
+ *    handler's return address (the restorer); rt_sigreturn takes both.
+ * Instructions between a stack switch that is not a return (longjmp's
+ * move to the saved stack pointer) and the jump that follows it cannot be
+ * judged: the truth and the code's own CFI disagree by design.  They are
+ * counted and left out, by that rule alone.
+ *
+ * --attach OBJECT SECTION attaches SECTION, made by sframe-gen --raw
+ * --addr SF_STEP_SECTION_VADDR, to the object this program has loaded
+ * whose file name is OBJECT (libc.so.6, the loader) before PROGRAM starts,
+ * and detaches it at the end: Debian's libraries have no SFrame of their
+ * own.  --bind-now runs PROGRAM with LD_BIND_NOW=1 (Debian's default is
+ * lazy binding).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/sframe.h>
+
+#include "sframe_test.h"
+
+#ifndef PR_SFRAME_ATTACH
+#define PR_SFRAME_ATTACH	0x53460003
+#define PR_SFRAME_DETACH	0x53460004
+#endif
+
+/*
+ * A named failure, not the walker's: GNU ld 2.47 writes x86_64 .plt.got
+ * SFrame wrong (see st_in_pltgot()).  Counted apart, and bounded by the
+ * samples taken in .plt.got.
+ */
+#if defined(__x86_64__)
+#define SF_STEP_PLTGOT_KNOWN	1
+#else
+#define SF_STEP_PLTGOT_KNOWN	0
+#endif
+
+/* Where sframe-gen --raw --addr put the sections given to --attach */
+#define SF_STEP_SECTION_VADDR	0xfffffff000000000UL
+
+#define ST_MAX_FRAMES	256
+#define ST_MAX_ATTACH	8
+#define ST_MAX_SHOWN_WRONG	20
+#define ST_MAX_SHOWN_SHORT	3
+#define ST_MAX_STOPS	64
+#define ST_STOPS_SHOWN	12
+#define ST_MAX_OBJECTS	32
+/* No instruction is longer than this (x86), none shorter than 2 (s390x) */
+#define ST_INSN_MAX	16
+
+struct st_regs {
+	unsigned long pc, sp, lr, sysno;
+};
+
+enum st_kind { ST_CALL, ST_SIGNAL };
+
+struct st_entry {
+	unsigned long	ra;
+	/* x86_64: the slot of the return address; else SP at the call */
+	unsigned long	key;
+	enum st_kind	kind;
+};
+
+struct st_stack {
+	unsigned int	n;
+	struct st_entry	e[ST_MAX_FRAMES];
+};
+
+struct st_object {
+	char		name[128];
+	unsigned long	samples, exact, shortened, wrong;
+};
+
+/* Where short walks stopped: the frame no step left, as object+offset */
+struct st_stop {
+	char		where[128];
+	unsigned long	count;
+};
+
+static struct {
+	unsigned long	steps, samples, exact, shortened, wrong, unjudged;
+	unsigned long	pltgot, pltgot_wrong;
+	unsigned long	truth_frames, got_frames;
+	unsigned int	shown_wrong, shown_short;
+	struct st_object obj[ST_MAX_OBJECTS];
+	unsigned int	nobj;
+	struct st_stop	stop[ST_MAX_STOPS];
+	unsigned int	nstop;
+} st;
+
+static bool st_quiet;
+
+static long st_peek(pid_t pid, unsigned long addr, bool *ok)
+{
+	long v;
+
+	errno = 0;
+	v = ptrace(PTRACE_PEEKDATA, pid, (void *)addr, NULL);
+	if (errno)
+		*ok = false;
+	return v;
+}
+
+/* @len bytes of @pid's memory at @addr; false if any word is unreadable */
+static bool st_read(pid_t pid, unsigned long addr, void *dst, size_t len)
+{
+	unsigned char *d = dst;
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < len && ok; i += sizeof(long)) {
+		long w = st_peek(pid, addr + i, &ok);
+
+		memcpy(d + i, &w, len - i < sizeof(long) ? len - i : sizeof(long));
+	}
+	return ok;
+}
+
+#if defined(__x86_64__)
+static bool st_get_regs(pid_t pid, struct st_regs *r)
+{
+	struct user_regs_struct u;
+
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &u))
+		return false;
+	r->pc = u.rip;
+	r->sp = u.rsp;
+	r->lr = 0;
+	r->sysno = u.rax;
+	return true;
+}
+
+/* ret, repz ret, bnd ret, ret imm16 */
+static bool st_insn_ret(const unsigned char *c)
+{
+	return c[0] == 0xc3 || c[0] == 0xc2 ||
+	       ((c[0] == 0xf3 || c[0] == 0xf2) && c[1] == 0xc3);
+}
+
+static bool st_insn_sigreturn(const unsigned char *c, const struct st_regs *o)
+{
+	return c[0] == 0x0f && c[1] == 0x05 && o->sysno == 15;
+}
+
+/*
+ * A call pushed its return address: the stack pointer went down a word
+ * and that word is an address just past the instruction, and the PC
+ * moved elsewhere (a push of the next PC, as a call to the next
+ * instruction leaves, does not start a frame).
+ */
+static bool st_called(pid_t pid, const unsigned char *c, const struct st_regs *o,
+		      const struct st_regs *n, struct st_entry *e)
+{
+	bool ok = true;
+	unsigned long ra;
+
+	(void)c;
+	if (n->sp != o->sp - 8)
+		return false;
+	ra = st_peek(pid, n->sp, &ok);
+	if (!ok || ra <= o->pc || ra - o->pc > ST_INSN_MAX || n->pc == ra)
+		return false;
+	e->ra = ra;
+	e->key = n->sp;
+	return true;
+}
+
+static bool st_dropped(const struct st_entry *e, const struct st_regs *n)
+{
+	return n->sp > e->key;
+}
+
+/* The handler's first instruction: its return address at SP, above it the frame */
+static void st_signal_entries(pid_t pid, const struct st_regs *o,
+			      const struct st_regs *n, struct st_entry *sig,
+			      struct st_entry *ret)
+{
+	bool ok = true;
+
+	sig->ra = o->pc;
+	sig->key = n->sp + 8;
+	ret->ra = st_peek(pid, n->sp, &ok);
+	ret->key = n->sp;
+}
+
+static bool st_control_moved(const struct st_regs *o, const struct st_regs *n)
+{
+	return n->pc <= o->pc || n->pc - o->pc > ST_INSN_MAX;
+}
+
+#elif defined(__aarch64__) || defined(__s390x__)
+
+#if defined(__aarch64__)
+static bool st_get_regs(pid_t pid, struct st_regs *r)
+{
+	struct user_regs_struct u;
+	struct iovec iov = { &u, sizeof(u) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
+		return false;
+	r->pc = u.pc;
+	r->sp = u.sp;
+	r->lr = u.regs[30];
+	r->sysno = u.regs[8];
+	return true;
+}
+
+static uint32_t st_insn32(const unsigned char *c)
+{
+	uint32_t i;
+
+	memcpy(&i, c, sizeof(i));
+	return i;
+}
+
+/* RET, RETAA, RETAB */
+static bool st_insn_ret(const unsigned char *c)
+{
+	uint32_t i = st_insn32(c);
+
+	return (i & 0xfffffc1f) == 0xd65f0000 || i == 0xd65f0bff || i == 0xd65f0fff;
+}
+
+static bool st_insn_sigreturn(const unsigned char *c, const struct st_regs *o)
+{
+	return st_insn32(c) == 0xd4000001 && o->sysno == 139;
+}
+
+/* BL, BLR and the pointer-authenticating BLRAA/BLRAB(Z): length 4 */
+static unsigned int st_call_len(const unsigned char *c)
+{
+	uint32_t i = st_insn32(c);
+
+	if ((i & 0xfc000000) == 0x94000000 || (i & 0xfffffc1f) == 0xd63f0000 ||
+	    (i & 0xfefff800) == 0xd63f0800)
+		return 4;
+	return 0;
+}
+#else
+static bool st_get_regs(pid_t pid, struct st_regs *r)
+{
+	/* NT_PRSTATUS gives its leading psw, gprs, acrs and orig_gpr2 */
+	struct _user_regs_struct u;
+	struct iovec iov = { &u, sizeof(u) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
+		return false;
+	r->pc = u.psw.addr;
+	r->sp = u.gprs[15];
+	r->lr = u.gprs[14];
+	r->sysno = u.gprs[1];
+	return true;
+}
+
+/* BR %r14 */
+static bool st_insn_ret(const unsigned char *c)
+{
+	return c[0] == 0x07 && c[1] == 0xfe;
+}
+
+/* SVC 173, or SVC 0 with the number in %r1 */
+static bool st_insn_sigreturn(const unsigned char *c, const struct st_regs *o)
+{
+	return c[0] == 0x0a && (c[1] == 173 || (!c[1] && o->sysno == 173));
+}
+
+/* BRASL, BRAS and BASR that link in %r14: their lengths */
+static unsigned int st_call_len(const unsigned char *c)
+{
+	if (c[0] == 0xc0 && c[1] == 0xe5)
+		return 6;
+	if (c[0] == 0xa7 && c[1] == 0xe5)
+		return 4;
+	if (c[0] == 0x0d && (c[1] >> 4) == 14 && (c[1] & 15))
+		return 2;
+	return 0;
+}
+#endif
+
+static bool st_called(pid_t pid, const unsigned char *c, const struct st_regs *o,
+		      const struct st_regs *n, struct st_entry *e)
+{
+	unsigned int len = st_call_len(c);
+
+	(void)pid;
+	if (!len || n->lr != o->pc + len || n->pc == o->pc + len)
+		return false;
+	e->ra = o->pc + len;
+	e->key = o->sp;
+	return true;
+}
+
+static bool st_dropped(const struct st_entry *e, const struct st_regs *n)
+{
+	return n->sp > e->key || (n->pc == e->ra && n->sp == e->key);
+}
+
+/* The handler's first instruction: its return address in the link register */
+static void st_signal_entries(pid_t pid, const struct st_regs *o,
+			      const struct st_regs *n, struct st_entry *sig,
+			      struct st_entry *ret)
+{
+	(void)pid;
+	sig->ra = o->pc;
+	sig->key = n->sp;
+	ret->ra = n->lr;
+	ret->key = n->sp;
+}
+
+static bool st_control_moved(const struct st_regs *o, const struct st_regs *n)
+{
+	return n->pc <= o->pc || n->pc - o->pc > 6;
+}
+#else
+#error "sf-step: no shadow stack for this architecture"
+#endif
+
+static void st_push(struct st_stack *s, const struct st_entry *e, enum st_kind kind)
+{
+	if (s->n == ST_MAX_FRAMES) {
+		sf_fail("the shadow stack is deeper than %d frames", ST_MAX_FRAMES);
+		sf_exit();
+	}
+	s->e[s->n] = *e;
+	s->e[s->n++].kind = kind;
+}
+
+/* The object and offset of @addr in @pid, from its maps */
+static void st_where(pid_t pid, unsigned long addr, char *out, size_t len)
+{
+	unsigned long start, end, off;
+	char path[64], line[512], name[256];
+	FILE *f;
+
+	snprintf(out, len, "?");
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		name[0] = '\0';
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end, &off,
+			   name) < 3 || addr < start || addr >= end)
+			continue;
+		snprintf(out, len, "%s+0x%lx", *name ? basename(name) : "anon",
+			 addr - start + off);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+static struct st_object *st_object_of(pid_t pid, unsigned long pc)
+{
+	char where[128], *plus;
+	unsigned int i;
+
+	st_where(pid, pc, where, sizeof(where));
+	plus = strrchr(where, '+');
+	if (plus)
+		*plus = '\0';
+	for (i = 0; i < st.nobj; i++)
+		if (!strcmp(st.obj[i].name, where))
+			return &st.obj[i];
+	if (st.nobj == ST_MAX_OBJECTS)
+		return &st.obj[ST_MAX_OBJECTS - 1];
+	snprintf(st.obj[st.nobj].name, sizeof(st.obj[0].name), "%s", where);
+	return &st.obj[st.nobj++];
+}
+
+/*
+ * Is @addr in the .plt.got section of the file @pid has mapped there?
+ * Told by the file's section headers: GNU ld 2.47 writes SFrame for x86_64
+ * .plt.got entries with CFA = SP + 16, where the call left SP + 8.
+ */
+static bool st_in_pltgot(pid_t pid, unsigned long addr)
+{
+	unsigned long start, end, off, foff;
+	char path[64], line[512], name[256];
+	bool found = false, in = false;
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, strtab;
+	char sname[16];
+	FILE *f;
+	int fd = -1, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end, &off,
+			   name) == 4 && addr >= start && addr < end && name[0] == '/') {
+			found = true;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (found)
+		fd = open(name, O_RDONLY);
+	if (fd < 0)
+		return false;
+	foff = addr - start + off;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && eh.e_shstrndx < eh.e_shnum &&
+	    pread(fd, &strtab, sizeof(strtab), eh.e_shoff + eh.e_shstrndx *
+		  sizeof(strtab)) == sizeof(strtab)) {
+		for (i = 0; i < eh.e_shnum && !in; i++) {
+			if (pread(fd, &sh, sizeof(sh), eh.e_shoff + i * sizeof(sh)) !=
+			    sizeof(sh) ||
+			    pread(fd, sname, sizeof(sname), strtab.sh_offset + sh.sh_name) !=
+			    sizeof(sname))
+				continue;
+			in = !strncmp(sname, ".plt.got", sizeof(".plt.got")) &&
+			     foff >= sh.sh_offset && foff - sh.sh_offset < sh.sh_size;
+		}
+	}
+	close(fd);
+	return in;
+}
+
+/* The walk of @pid's stack as /proc/<pid>/ustack shows it */
+static int st_ustack(int fd, unsigned long *ip, char method[][8])
+{
+	static char text[ST_MAX_FRAMES * 32];
+	char *line, *save;
+	ssize_t len;
+	int n = 0;
+
+	len = pread(fd, text, sizeof(text) - 1, 0);
+	if (len < 0)
+		return -errno;
+	text[len] = '\0';
+	for (line = strtok_r(text, "\n", &save); line && n < ST_MAX_FRAMES;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%lx %7s", &ip[n], method[n]) != 2)
+			return -EINVAL;
+		n++;
+	}
+	return n;
+}
+
+static void st_show(pid_t pid, const char *verdict, const unsigned long *truth,
+		    unsigned int nt, const unsigned long *got, char method[][8],
+		    unsigned int ng)
+{
+	bool is_short = verdict[0] == 's';
+	unsigned int *shown = is_short ? &st.shown_short : &st.shown_wrong;
+	char where[128];
+	unsigned int i;
+
+	if ((*shown)++ >= (is_short ? ST_MAX_SHOWN_SHORT : ST_MAX_SHOWN_WRONG))
+		return;
+	printf("# %s at step %lu: %u frames true, %u walked\n", verdict, st.steps, nt, ng);
+	for (i = 0; i < nt || i < ng; i++) {
+		st_where(pid, i < nt && (i >= ng || got[i] == truth[i]) ? truth[i] : got[i],
+			 where, sizeof(where));
+		printf("#   %2u true 0x%-14lx walked 0x%-14lx %-6s %s%s\n", i,
+		       i < nt ? truth[i] : 0, i < ng ? got[i] : 0,
+		       i < ng ? method[i] : "-", where,
+		       i < nt && i < ng && truth[i] != got[i] ? "  <--" : "");
+	}
+}
+
+static void st_count_stop(pid_t pid, unsigned long ip)
+{
+	char where[128];
+	unsigned int i;
+
+	st_where(pid, ip, where, sizeof(where));
+	for (i = 0; i < st.nstop; i++)
+		if (!strcmp(st.stop[i].where, where))
+			break;
+	if (i == st.nstop) {
+		if (st.nstop == ST_MAX_STOPS)
+			i = ST_MAX_STOPS - 1;
+		else
+			snprintf(st.stop[st.nstop++].where, sizeof(where), "%s", where);
+	}
+	st.stop[i].count++;
+}
+
+/* One sample: the shadow stack against the walk */
+static void st_judge(pid_t pid, int fd, const struct st_regs *r, const struct st_stack *s)
+{
+	static unsigned long truth[ST_MAX_FRAMES + 1], got[ST_MAX_FRAMES];
+	static char method[ST_MAX_FRAMES][8];
+	struct st_object *obj;
+	unsigned int nt = 0, i;
+	int ng;
+
+	truth[nt++] = r->pc;
+	for (i = s->n; i-- > 0 && nt < ST_MAX_FRAMES;)
+		truth[nt++] = s->e[i].ra;
+	ng = st_ustack(fd, got, method);
+	if (!SF_CHECK(ng > 0, "reading the stack at step %lu: %s", st.steps,
+		      ng ? strerror(-ng) : "empty"))
+		sf_exit();
+
+	st.samples++;
+	if (SF_STEP_PLTGOT_KNOWN && st_in_pltgot(pid, r->pc))
+		st.pltgot++;
+	st.truth_frames += nt;
+	st.got_frames += ng;
+	obj = st_object_of(pid, r->pc);
+	obj->samples++;
+	for (i = 0; i < (unsigned int)ng && i < nt; i++)
+		if (got[i] != truth[i])
+			break;
+	if (i == nt && (unsigned int)ng == nt) {
+		st.exact++;
+		obj->exact++;
+	} else if (i == (unsigned int)ng) {
+		st.shortened++;
+		obj->shortened++;
+		st_count_stop(pid, got[ng - 1]);
+		if (!st_quiet)
+			st_show(pid, "short", truth, nt, got, method, ng);
+	} else if (SF_STEP_PLTGOT_KNOWN && st_in_pltgot(pid, r->pc)) {
+		st.pltgot_wrong++;
+		obj->wrong++;
+	} else {
+		st.wrong++;
+		obj->wrong++;
+		st_show(pid, "WRONG", truth, nt, got, method, ng);
+	}
+}
+
+/* Does @pid catch @sig with a handler?  From /proc/<pid>/status */
+static bool st_caught(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return sig > 0 && sig <= 64 && (mask >> (sig - 1)) & 1;
+}
+
+/*
+ * Where calls returned to, with the stack pointer they returned with.
+ * longjmp() returns from setjmp() a second time, which the stack pointer
+ * alone does not show where the link register holds return addresses:
+ * setjmp()'s caller called step_jump() with the same SP that longjmp()
+ * restores.  Landing on a place a call returned to, with the SP it
+ * returned with, by any jump but a return, puts the walk back in that
+ * frame: every call made from it, or deeper, is over.
+ */
+#define ST_RETURNS	4096
+
+static struct {
+	unsigned long	pc, sp;
+} st_returns[ST_RETURNS];
+static unsigned int st_nreturns;
+
+static void st_returned(const struct st_regs *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < st_nreturns && i < ST_RETURNS; i++)
+		if (st_returns[i].pc == n->pc && st_returns[i].sp == n->sp)
+			return;
+	st_returns[st_nreturns++ % ST_RETURNS].pc = n->pc;
+	st_returns[(st_nreturns - 1) % ST_RETURNS].sp = n->sp;
+}
+
+static bool st_returns_again(const struct st_regs *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < st_nreturns && i < ST_RETURNS; i++)
+		if (st_returns[i].pc == n->pc && st_returns[i].sp == n->sp)
+			return true;
+	return false;
+}
+
+/* Lines of /proc/<pid>/sframe, and how many of them are attachments */
+static int st_sections(pid_t pid, int *attached)
+{
+	char path[64], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sframe", pid);
+	f = fopen(path, "r");
+	*attached = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		n++;
+		*attached += !!strstr(line, "[attached]");
+	}
+	if (f)
+		fclose(f);
+	return f ? n : -1;
+}
+
+/*
+ * Nobody profiles the program: it has no section registered until the
+ * first read of its stack, which registers its own, the vDSO's and the
+ * loader's (attached) before it walks.
+ */
+static void st_check_registered_by_read(pid_t pid, int fd, const struct st_regs *r,
+					const struct st_stack *s)
+{
+	int before, after, attached;
+
+	before = st_sections(pid, &attached);
+	SF_CHECK(before == 0, "%d sections registered before any walk", before);
+	st_judge(pid, fd, r, s);
+	after = st_sections(pid, &attached);
+	SF_CHECK(after >= 3 && attached >= 1,
+		 "%d sections (%d attached) registered by the first read of the stack",
+		 after, attached);
+}
+
+/* Runs @argv under single steps, judging every @every-th instruction */
+static int st_run(char **argv, unsigned long every, bool bind_now)
+{
+	struct st_regs o, n;
+	struct st_stack *s = calloc(1, sizeof(*s));
+	unsigned char code[ST_INSN_MAX];
+	bool switching = false, signalled;
+	int status, fd = -1, sig = 0;
+	char path[64];
+	pid_t pid;
+
+	pid = fork();
+	if (!pid) {
+		if (bind_now)
+			setenv("LD_BIND_NOW", "1", 1);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (!SF_CHECK(pid > 0 && s, "fork") ||
+	    !SF_CHECK(waitpid(pid, &status, 0) == pid && WIFSTOPPED(status) &&
+		      WSTOPSIG(status) == SIGTRAP, "%s did not stop at exec", argv[0]))
+		sf_exit();
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_EXITKILL);
+	snprintf(path, sizeof(path), "/proc/%d/ustack", pid);
+	fd = open(path, O_RDONLY);
+	if (!SF_CHECK(fd >= 0, "%s: %s", path, strerror(errno)) ||
+	    !SF_CHECK(st_get_regs(pid, &o), "registers"))
+		sf_exit();
+
+	for (;;) {
+		struct st_entry e, ret;
+
+		if (!st.steps)
+			st_check_registered_by_read(pid, fd, &o, s);
+		else if (!switching && st.steps % every == 0)
+			st_judge(pid, fd, &o, s);
+		else if (switching && st.steps % every == 0)
+			st.unjudged++;
+		if (!st_read(pid, o.pc, code, sizeof(code)))
+			memset(code, 0, sizeof(code));
+		signalled = sig && st_caught(pid, sig);
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, (void *)(long)sig))
+			break;
+		sig = 0;
+		if (waitpid(pid, &status, 0) != pid || WIFEXITED(status) ||
+		    WIFSIGNALED(status))
+			break;
+		if (WSTOPSIG(status) != SIGTRAP) {
+			/* Delivered at the next step: nothing ran now */
+			sig = WSTOPSIG(status);
+			continue;
+		}
+		if (!st_get_regs(pid, &n))
+			break;
+		st.steps++;
+		if (signalled) {
+			/* Stopped at the handler's first instruction */
+			st_signal_entries(pid, &o, &n, &e, &ret);
+			st_push(s, &e, ST_SIGNAL);
+			st_push(s, &ret, ST_CALL);
+			o = n;
+			continue;
+		}
+		if (st_insn_sigreturn(code, &o)) {
+			while (s->n && s->e[--s->n].kind != ST_SIGNAL)
+				;
+		} else if (st_called(pid, code, &o, &n, &e)) {
+			st_push(s, &e, ST_CALL);
+		} else {
+			unsigned int before = s->n;
+			bool ret = st_insn_ret(code);
+
+			while (s->n && st_dropped(&s->e[s->n - 1], &n))
+				s->n--;
+			if (ret && s->n < before)
+				st_returned(&n);
+			else if (!ret && st_control_moved(&o, &n) && st_returns_again(&n))
+				while (s->n && s->e[s->n - 1].key <= n.sp)
+					s->n--;
+			if (s->n < before && !ret)
+				switching = !st_control_moved(&o, &n);
+			else if (switching && st_control_moved(&o, &n))
+				switching = false;
+		}
+		o = n;
+	}
+	close(fd);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+struct st_attach {
+	const char	*object, *section;
+	int		elf_fd;
+};
+
+static struct st_attach st_attached[ST_MAX_ATTACH];
+static unsigned int st_nattach;
+
+/* The first executable PT_LOAD of @info: the text an attachment describes */
+static int st_attach_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct st_attach *a = data;
+	struct sframe_attachment att = { .size = sizeof(att) };
+	const char *base = strrchr(info->dlpi_name, '/');
+	char copy[] = "/tmp/sf-step-XXXXXX";
+	struct stat sb;
+	int i, src, dst;
+	ssize_t len;
+	char buf[65536];
+
+	(void)size;
+	if (!base || strcmp(base + 1, a->object) || a->elf_fd >= 0)
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD &&
+		    (info->dlpi_phdr[i].p_flags & PF_X))
+			break;
+	if (!SF_CHECK(i < info->dlpi_phnum, "%s: no executable segment", a->object))
+		return 1;
+	/* The kernel takes a section only from a file only root may write */
+	src = open(a->section, O_RDONLY);
+	dst = mkstemp(copy);
+	while (src >= 0 && dst >= 0 && (len = read(src, buf, sizeof(buf))) > 0)
+		if (write(dst, buf, len) != len)
+			break;
+	if (src >= 0)
+		close(src);
+	if (!SF_CHECK(src >= 0 && dst >= 0 && !fchmod(dst, 0644) && !fstat(dst, &sb),
+		      "%s: %s", a->section, strerror(errno)))
+		return 1;
+	unlink(copy);
+	a->elf_fd = open(info->dlpi_name, O_RDONLY);
+	/* What a run killed before its end left attached */
+	if (a->elf_fd >= 0)
+		prctl(PR_SFRAME_DETACH, a->elf_fd, 0, 0, 0);
+	att.elf_fd = a->elf_fd;
+	att.sframe_fd = dst;
+	att.sframe_size = sb.st_size;
+	att.sframe_vaddr = SF_STEP_SECTION_VADDR;
+	att.text_vaddr = info->dlpi_phdr[i].p_vaddr;
+	att.text_size = info->dlpi_phdr[i].p_memsz;
+	if (!SF_CHECK(a->elf_fd >= 0 && !prctl(PR_SFRAME_ATTACH, &att, 0, 0, 0),
+		      "attaching %s to %s: %s", a->section, info->dlpi_name,
+		      strerror(errno)))
+		a->elf_fd = -1;
+	close(dst);
+	return 1;
+}
+
+/* The places most walks ended at first */
+static int st_stop_cmp(const void *a, const void *b)
+{
+	const struct st_stop *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 :
+	       strcmp(x->where, y->where);
+}
+
+static void st_print_figures(const char *prog, bool bind_now)
+{
+	unsigned long rest = 0, places = 0;
+	unsigned int i;
+
+	sf_note("%s%s: %lu instructions, %lu judged: %lu exact (%.3f%%), %lu short, %lu wrong; %lu left out in a stack switch",
+		prog, bind_now ? " (LD_BIND_NOW=1)" : "", st.steps, st.samples,
+		st.exact, st.samples ? 100.0 * st.exact / st.samples : 0,
+		st.shortened, st.wrong, st.unjudged);
+	for (i = 0; i < st.nobj; i++)
+		sf_note("  %-22s %6lu judged, %6lu exact, %5lu short, %3lu wrong",
+			st.obj[i].name, st.obj[i].samples, st.obj[i].exact,
+			st.obj[i].shortened, st.obj[i].wrong);
+	qsort(st.stop, st.nstop, sizeof(st.stop[0]), st_stop_cmp);
+	for (i = 0; i < st.nstop; i++) {
+		if (i < ST_STOPS_SHOWN) {
+			sf_note("  short: %5lu walks ended at %s", st.stop[i].count,
+				st.stop[i].where);
+		} else {
+			rest += st.stop[i].count;
+			places++;
+		}
+	}
+	if (places)
+		sf_note("  short: %5lu walks ended at %lu other places", rest, places);
+	if (st.pltgot_wrong)
+		sf_note("KNOWN FAILURE: %lu of %lu stacks taken in .plt.got wrong (GNU ld 2.47 writes its SFrame with CFA = SP + 16, the call left SP + 8)",
+			st.pltgot_wrong, st.pltgot);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long every = 1;
+	bool bind_now = false;
+	long t0;
+	unsigned int i;
+	int opt = 1, ret;
+
+	for (; opt < argc && strcmp(argv[opt], "--"); opt++) {
+		if (!strcmp(argv[opt], "--every") && opt + 1 < argc) {
+			every = strtoul(argv[++opt], NULL, 0);
+		} else if (!strcmp(argv[opt], "--bind-now")) {
+			bind_now = true;
+		} else if (!strcmp(argv[opt], "--quiet")) {
+			st_quiet = true;
+		} else if (!strcmp(argv[opt], "--attach") && opt + 2 < argc &&
+			   st_nattach < ST_MAX_ATTACH) {
+			st_attached[st_nattach].object = argv[++opt];
+			st_attached[st_nattach].section = argv[++opt];
+			st_attached[st_nattach++].elf_fd = -1;
+		} else {
+			break;
+		}
+	}
+	if (opt + 1 >= argc || strcmp(argv[opt], "--") || !every) {
+		fprintf(stderr, "usage: sf-step [--every N] [--bind-now] [--quiet] [--attach OBJECT SECTION]... -- PROGRAM [ARG...]\n");
+		return 2;
+	}
+	for (i = 0; i < st_nattach; i++) {
+		dl_iterate_phdr(st_attach_one, &st_attached[i]);
+		SF_CHECK(st_attached[i].elf_fd >= 0, "%s: not attached",
+			 st_attached[i].object);
+	}
+	if (sf_failed)
+		sf_exit();
+
+	t0 = sf_now_ms();
+	ret = st_run(argv + opt + 1, every, bind_now);
+	printf("# %lu instructions stepped in %ld ms\n", st.steps, sf_now_ms() - t0);
+	SF_CHECK(ret == 0, "%s exited with %d", argv[opt + 1], ret);
+	st_print_figures(argv[opt + 1], bind_now);
+	SF_CHECK(st.samples > 0, "no instruction judged");
+	SF_CHECK(st.wrong == 0, "%lu wrong stacks of %lu judged", st.wrong, st.samples);
+
+	for (i = 0; i < st_nattach; i++)
+		if (st_attached[i].elf_fd >= 0)
+			SF_CHECK(!prctl(PR_SFRAME_DETACH, st_attached[i].elf_fd, 0, 0, 0),
+				 "detaching %s: %s", st_attached[i].object, strerror(errno));
+	return sf_failed ? 1 : 0;
+}
