@@ -169,7 +169,7 @@ static const struct sf_test sf_tests[] = {
 	{ "permissions",	{ "sf-perm" }, {} },
 	{ "userfaultfd",	{ "sf-uffd" }, {} },
 	{ "memcg",		{ "sf-memcg" }, {} },
-	{ "fuse",		{ "sf-fuse" }, {} },
+	{ "fuse",		{ "sf-fuse" }, { "sf-attach", "sf-attach.sframe" } },
 	{ "ustack",		{ "sf-ustack" }, {} },
 	{ "ustack-no-sframe",	{ "sf-ustack-nosf", "--no-sframe" }, {} },
 	{ "deferred",		{ "sf-deferred" }, {} },

@@ -29,8 +29,17 @@
  * rule, and aborting the connection is its way out:
  *
  *   sync   SIGKILL, then umount -f: the child dies and its section goes.
+ *
+ * And an attached section (PR_SFRAME_ATTACH) read from the server's file:
+ *
+ *   attach the kernel copies it during the call; the server then stops
+ *          answering, and sf-attach, run from its ELF file (not on FUSE),
+ *          has its text registered and walks its stack from its start
+ *          without waiting: no read of the section's file comes after
+ *          the call.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fuse.h>
@@ -50,6 +59,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/sframe.h>
+
 #include "sf_perf.h"
 #include "sframe_jit.h"
 #include "sframe_test.h"
@@ -66,11 +77,20 @@
 #define FUSE_EXIT_STATUS	7
 /* The protocol's answer to an operation a server lacks: not asked again */
 #define FUSE_NOT_IMPLEMENTED	ENOSYS
+/* Room for sf-attach.sframe, the largest file served */
+#define FUSE_FILE_MAX		16384
+
+#ifndef PR_SFRAME_ATTACH
+#define PR_SFRAME_ATTACH	0x53460003
+#define PR_SFRAME_DETACH	0x53460004
+#endif
+/* Where the runner's sframe-gen --raw --addr made sf-attach.sframe for */
+#define FUSE_ATTACH_VADDR	(~0UL - (1UL << 36) + 1)
 
 /* The file's bytes: written by the child, served by the parent's server */
 struct fuse_file {
 	size_t		len;
-	unsigned char	bytes[SF_JIT_SECTION_MAX];
+	unsigned char	bytes[FUSE_FILE_MAX];
 };
 
 static struct fuse_file *fuse_file;
@@ -504,6 +524,107 @@ out:
 	return sf_failed == failed;
 }
 
+/* sf-attach's first executable segment, from its file's program headers */
+static bool fuse_text_of(int elf, struct sframe_attachment *att)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	unsigned int i;
+
+	if (pread(elf, &eh, sizeof(eh), 0) != sizeof(eh))
+		return false;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(elf, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
+			return false;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			att->text_vaddr = ph.p_vaddr;
+			att->text_size = ph.p_memsz;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* sf-attach --child self: its attached text walked from its start, or a timeout */
+static bool fuse_run_attached(void)
+{
+	long deadline = sf_now_ms() + FUSE_STUCK_WAIT_MS;
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		execl("./sf-attach", "sf-attach", "--child", "self", (char *)NULL);
+		_exit(127);
+	}
+	if (!SF_CHECK(pid > 0, "fork: %m"))
+		return false;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (sf_now_ms() > deadline) {
+			sf_fail("sf-attach did not finish within %d ms of the server's silence",
+				FUSE_STUCK_WAIT_MS);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return false;
+		}
+		usleep(20000);
+	}
+	return SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
+			"sf-attach --child self: status %#x", status);
+}
+
+/* The attach ending: see the head of this file */
+static bool fuse_attach(void)
+{
+	struct sframe_attachment att = { .size = sizeof(att) };
+	int failed = sf_failed, src, elf, sec = -1;
+	unsigned int reads;
+	ssize_t len;
+
+	src = open("./sf-attach.sframe", O_RDONLY);
+	elf = open("./sf-attach", O_RDONLY);
+	if (!SF_CHECK(src >= 0 && elf >= 0, "sf-attach or its section: %m"))
+		goto out;
+	len = read(src, fuse_file->bytes, sizeof(fuse_file->bytes));
+	if (!SF_CHECK(len > 0 && len < (ssize_t)sizeof(fuse_file->bytes),
+		      "sf-attach.sframe: %zd bytes", len) ||
+	    !SF_CHECK(fuse_text_of(elf, &att), "sf-attach: no executable segment"))
+		goto out;
+	fuse_file->len = len;
+	sec = open(FUSE_FILE, O_RDONLY);
+	if (!SF_CHECK(sec >= 0, "%s: %m", FUSE_FILE))
+		goto out;
+	att.elf_fd = elf;
+	att.sframe_fd = sec;
+	att.sframe_size = len;
+	att.sframe_vaddr = FUSE_ATTACH_VADDR;
+	if (!SF_CHECK(!prctl(PR_SFRAME_ATTACH, &att, 0, 0, 0), "PR_SFRAME_ATTACH: %m"))
+		goto out;
+
+	pthread_mutex_lock(&fuse_lock);
+	atomic_store(&fuse_silent, true);
+	reads = fuse_reads;
+	pthread_mutex_unlock(&fuse_lock);
+	fuse_run_attached();
+	pthread_mutex_lock(&fuse_lock);
+	SF_CHECK(fuse_reads == reads, "%u reads of the section's file after the attachment",
+		 fuse_reads - reads);
+	pthread_mutex_unlock(&fuse_lock);
+	fuse_speak();
+	SF_CHECK(!prctl(PR_SFRAME_DETACH, elf, 0, 0, 0), "PR_SFRAME_DETACH: %m");
+	if (sf_failed == failed)
+		sf_note("attach: sf-attach walked by a section read from FUSE, the server silent");
+out:
+	if (sec >= 0)
+		close(sec);
+	if (elf >= 0)
+		close(elf);
+	if (src >= 0)
+		close(src);
+	return sf_failed == failed;
+}
+
 /*
  * Unmounting aborts the connection: the server's read fails and it returns.
  * After umount -f the mount may be gone already.
@@ -530,7 +651,13 @@ int main(void)
 		sf_exit();
 	for (i = 0; i < ARRAY_SIZE(endings) && fuse_run(endings[i]); i++)
 		;
-	if (!fuse_unmount(server, false) || i < ARRAY_SIZE(endings) || !fuse_mount(&server, false))
+	if (!fuse_unmount(server, false) || i < ARRAY_SIZE(endings))
+		sf_exit();
+	/* A mount of its own: the file's size and pages cached by none before */
+	if (!fuse_mount(&server, true))
+		sf_exit();
+	fuse_attach();
+	if (!fuse_unmount(server, false) || !fuse_mount(&server, false))
 		sf_exit();
 	fuse_run("sync");
 	fuse_unmount(server, true);
