@@ -261,9 +261,10 @@ static bool sg_encode(const struct sframe_gen *gen, const struct cfi_state *rule
 	 * SP in %r8): the CFA is no caller's SP, and a row would give a wrong
 	 * SP to every frame after it.  With a CFA from the SP or the FP, a
 	 * rule of the SP only says where a copy of it is (s390x saves r15 in
-	 * the register save area, or a leaf in a floating-point register).
+	 * the register save area, or a leaf in a floating-point register),
+	 * and so does one that saves it in memory (a signal frame's).
 	 */
-	if ((st->sp.kind == CFI_REG || st->sp.kind == CFI_EXPR) &&
+	if (st->sp.kind == CFI_REG &&
 	    (st->cfa.kind != CFI_CFA_REG ||
 	     (st->cfa.reg != gen->sp_reg && st->cfa.reg != gen->fp_reg)))
 		return false;

@@ -39,6 +39,8 @@ static const char *const nx_names[GC_NX_COUNT] = {
 	[GC_NX_FP_VAL] = "fp-val-offset",
 	[GC_NX_RANGE] = "out-of-range",
 	[GC_NX_PAUTH_PC] = "pauth-lr",
+	[GC_NX_SP_ELSEWHERE] = "sp-elsewhere",
+	[GC_NX_RA_ABOVE_CFA] = "ra-above-cfa",
 	[GC_NX_ORACLE] = "oracle-mismatch",
 };
 
@@ -461,6 +463,7 @@ struct irow {
 	s64		cfa_off;
 	struct cell	ra;
 	struct cell	fp;
+	struct cell	sp;
 };
 
 struct itable {
@@ -473,6 +476,7 @@ struct itable {
 	size_t		n;
 	int		ra_col;		/* column index, -1 if none */
 	int		fp_col;
+	int		sp_col;
 };
 
 static struct cell parse_cell(struct parser *p, const char *tok)
@@ -509,7 +513,7 @@ static struct cell parse_cell(struct parser *p, const char *tok)
 
 static void parse_row(struct parser *p, struct itable *t, char *line)
 {
-	struct irow row = { .ra = { CK_U }, .fp = { CK_U } };
+	struct irow row = { .ra = { CK_U }, .fp = { CK_U }, .sp = { CK_U } };
 	char *tok, *save, *sign;
 	int col = 0;
 	u64 loc;
@@ -542,6 +546,8 @@ static void parse_row(struct parser *p, struct itable *t, char *line)
 			row.ra = parse_cell(p, tok);
 		else if (col == t->fp_col)
 			row.fp = parse_cell(p, tok);
+		else if (col == t->sp_col)
+			row.sp = parse_cell(p, tok);
 		else
 			parse_cell(p, tok);
 		col++;
@@ -558,6 +564,7 @@ static void parse_header(struct parser *p, struct itable *t, char *line)
 
 	t->ra_col = -1;
 	t->fp_col = -1;
+	t->sp_col = -1;
 	strtok_r(line, " ", &save);		/* LOC */
 	tok = strtok_r(NULL, " ", &save);	/* CFA */
 	if (!tok || strcmp(tok, "CFA"))
@@ -567,6 +574,8 @@ static void parse_header(struct parser *p, struct itable *t, char *line)
 			t->ra_col = col;
 		else if (name_num(p, tok, strlen(tok), &num) && num == p->abi->fp)
 			t->fp_col = col;
+		else if (name_num(p, tok, strlen(tok), &num) && num == p->abi->sp)
+			t->sp_col = col;
 		col++;
 	}
 }
@@ -678,6 +687,15 @@ static unsigned int make_rule(struct parser *p, const struct raw_entry *cie,
 	}
 	if (f->cfa.offset % (s32)abi->cfa_align)
 		return GC_NX_CFA_ALIGN;
+	/*
+	 * The SP kept in a register while the CFA is on another (x86_64's
+	 * __longjmp: CFA = %rdi, SP in %r8): the CFA is no caller's SP.
+	 * With a CFA on the SP or FP the SP's rule only says where a copy is,
+	 * and so does one that saves it in memory (a signal frame's).
+	 */
+	if ((row->sp.kind == CK_R || row->sp.kind == CK_VEXP) &&
+	    (f->cfa.deref || (f->cfa.regnum != abi->sp && f->cfa.regnum != abi->fp)))
+		return GC_NX_SP_ELSEWHERE;
 	nx = saved_rule(&f->fp, &row->fp, st->fp, &st->fp_x, false, &outermost, abi, cie->ra_col);
 	if (nx)
 		return nx;
@@ -707,6 +725,56 @@ static void add_row(struct parser *p, u64 start, u64 end, unsigned int fde, unsi
 	d->rows[d->n++] = (struct gc_row){ start, end, fde, nx, *f };
 }
 
+/*
+ * aarch64: no function saves its return address at or above the CFA its
+ * call made.  glibc's _dl_runtime_resolve does by its CFI, which leaves out
+ * of an SP-based CFA the 16 bytes PLT0 pushed before it: every row of such
+ * an FDE with a CFA on a register moves by what puts the RA 8 below, and
+ * what still saves it at or above the CFA (a CFA on another register:
+ * __longjmp's jmp_buf) says no caller's frame.  The bytes to move, or 0.
+ */
+struct seg {
+	u64				pc, next;
+	unsigned int			nx;
+	struct unwind_user_frame	f;
+};
+
+static bool ra_above_cfa(const struct unwind_user_frame *f)
+{
+	return f->ra.base == UNWIND_USER_BASE_CFA && f->ra.deref && f->ra.offset >= 0;
+}
+
+static s32 pushed_before_entry(const struct parser *p, const struct seg *segs, size_t n)
+{
+	size_t i;
+
+	if (p->abi != gc_abi(GC_AARCH64))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!segs[i].nx && !segs[i].f.outermost &&
+		    segs[i].f.cfa.base == UNWIND_USER_BASE_SP && !segs[i].f.cfa.deref &&
+		    ra_above_cfa(&segs[i].f))
+			return segs[i].f.ra.offset + 8;
+	return 0;
+}
+
+static void shift_cfa(struct seg *s, s32 shift, const struct gc_abi *abi)
+{
+	struct unwind_user_frame *f = &s->f;
+
+	if (s->nx || f->outermost)
+		return;
+	if (shift && !f->cfa.deref && f->cfa.base != UNWIND_USER_BASE_CFA) {
+		f->cfa.offset += shift;
+		if (f->ra.base == UNWIND_USER_BASE_CFA)
+			f->ra.offset -= shift;
+		if (f->fp.base == UNWIND_USER_BASE_CFA)
+			f->fp.offset -= shift;
+	}
+	if (abi == gc_abi(GC_AARCH64) && ra_above_cfa(f))
+		s->nx = GC_NX_RA_ABOVE_CFA;
+}
+
 /* An FDE's rows: the table's and the raw listing's breakpoints merged */
 static void fde_rows(struct parser *p, const struct itable *fde, const struct itable *cie)
 {
@@ -714,8 +782,10 @@ static void fde_rows(struct parser *p, const struct itable *fde, const struct it
 	const struct itable *t = fde->n ? fde : cie;
 	size_t i = 0, j = 0;
 	u64 pc = fde->lo, next;
-	unsigned int nx, index = p->out->fdes++;
-	struct unwind_user_frame f;
+	unsigned int index = p->out->fdes++;
+	struct seg *segs = NULL;
+	size_t nsegs = 0, k;
+	s32 shift;
 
 	if (!raw || raw->cie || raw->lo != fde->lo || raw->hi != fde->hi)
 		bad_line(p, "FDE not in the raw listing");
@@ -735,10 +805,20 @@ static void fde_rows(struct parser *p, const struct itable *fde, const struct it
 			next = raw->snaps[j + 1].loc;
 		if (next <= pc)
 			bad_line(p, "rows out of order");
-		nx = make_rule(p, rcie, &t->rows[i], &raw->snaps[j].st, &f);
-		add_row(p, pc, next, index, nx, &f);
+		segs = xrealloc(segs, nsegs + 1, sizeof(*segs));
+		segs[nsegs].pc = pc;
+		segs[nsegs].next = next;
+		segs[nsegs].nx = make_rule(p, rcie, &t->rows[i], &raw->snaps[j].st,
+					   &segs[nsegs].f);
+		nsegs++;
 		pc = next;
 	}
+	shift = pushed_before_entry(p, segs, nsegs);
+	for (k = 0; k < nsegs; k++) {
+		shift_cfa(&segs[k], shift, p->abi);
+		add_row(p, segs[k].pc, segs[k].next, index, segs[k].nx, &segs[k].f);
+	}
+	free(segs);
 }
 
 static int row_cmp(const void *a, const void *b)
