@@ -184,8 +184,9 @@ static const struct sf_test sf_tests[] = {
 	{ "perf-defer-nocfi",	{ "sf-perf", "--defer", "--nocfi" }, {} },
 	/*
 	 * A gap in a program's .sframe (assembly with CFI, no SFrame) at a
-	 * function that moves the stack pointer: wrong stacks through it,
-	 * then none under the audit module, which fills it from .eh_frame
+	 * function that moves the stack pointer: stacks through it stop
+	 * there, then none under the audit module, which fills it from
+	 * .eh_frame
 	 */
 	{ "perf-gap",		{ "sf-perf-gap" }, {} },
 	{ "perf-gap-audit",	{ "sf-perf-gap", "--audit", "libsframe-audit.so" },

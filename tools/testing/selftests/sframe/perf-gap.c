@@ -10,7 +10,8 @@
  * and checks each callchain symbol by symbol to main, as sf-perf does.
  * The program is built with SFrame but perf-gap.S without: its .sframe
  * has a gap at perf_gap_asm, a non-leaf that moves the stack pointer,
- * where the walker's rule for uncovered code does not hold.
+ * where nothing tells the walker where the caller is: walks through it
+ * end there.
  *
  * Plain, it counts the samples exact to main and requires that some are
  * not: the gap shows, so the test discriminates.  With --audit MODULE it
