@@ -8,6 +8,13 @@
  * functions, the vDSO, and a signal handler that runs in the middle of a
  * call chain.  Each part is small: every instruction of the run is
  * stepped under TCG.
+ *
+ * Nothing here may read the time: the vDSO's time reads retry while the
+ * kernel updates the time under them, and single-stepped under emulation
+ * each try outlasts a tick, so a read can retry for minutes (one took
+ * 1.1 million instructions).  glibc's malloc reads it to seed its thread
+ * cache when getrandom() has no entropy yet, as in a fresh guest: stdout
+ * gets a buffer of its own, and nothing else allocates.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -71,12 +78,7 @@ static int __attribute__((noinline)) step_tail(int v)
 	return step_leaf(v + 1);
 }
 
-/*
- * Called back from the library, into the vDSO.  clock_getres(), not
- * clock_gettime(): a time read retries while the kernel updates the time
- * under it, and a single step takes long enough under emulation for the
- * next tick to come within each try.
- */
+/* Called back from the library, into the vDSO: not a time read (see above) */
 static long step_callback(void)
 {
 	struct timespec ts;
@@ -100,9 +102,11 @@ static void __attribute__((noinline)) step_signal(void)
 
 int main(int argc, char **argv)
 {
+	static char out[BUFSIZ];
 	int a[8] = { 5, 3, 7, 1, 8, 2, 6, 4 };
 	char buf[64];
 
+	setvbuf(stdout, out, _IOFBF, sizeof(out));
 	qsort(a, 8, sizeof(a[0]), step_cmp);
 	step_sink = step_recurse(3);
 	if (!setjmp(step_jmp))

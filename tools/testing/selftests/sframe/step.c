@@ -707,8 +707,13 @@ static int st_run(char **argv, unsigned long every, bool bind_now)
 		    WIFSIGNALED(status))
 			break;
 		if (WSTOPSIG(status) != SIGTRAP) {
+			siginfo_t si;
+
 			/* Delivered at the next step: nothing ran now */
 			sig = WSTOPSIG(status);
+			if (!ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) && st_get_regs(pid, &n))
+				printf("# step %lu: signal %d (code %d, address %p) at %#lx\n",
+				       st.steps, sig, si.si_code, si.si_addr, n.pc);
 			continue;
 		}
 		if (!st_get_regs(pid, &n))
