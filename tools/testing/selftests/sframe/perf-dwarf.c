@@ -446,6 +446,9 @@ struct dw_tally {
 	unsigned int	resolver;	/* KNOWN FAILURE: ld.so's lazy binding */
 	unsigned int	pltgot;		/* KNOWN FAILURE: GNU ld's .plt.got SFrame */
 	unsigned int	pltgot_alike;	/* of @pltgot, exact all the same */
+	/* Compared down to a caller whose call site no FDE describes */
+	unsigned int	caller_no_cfi;
+	unsigned int	caller_no_cfi_exact;
 };
 
 /* When the run's program started: its first sample at a PC in its text */
@@ -606,6 +609,25 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	 */
 	if (dw_without_cfi(s->pc)) {
 		dw_leave_by_pc(s, d, nd, main_at, &t->no_cfi, &t->no_cfi_alike);
+		return;
+	}
+	/*
+	 * A caller in the program whose call site no FDE of its file
+	 * describes (Debian's crtstuff gives __do_global_dtors_aux no CFI, and it calls
+	 * __cxa_finalize at exit): SFrame's walk ends at that frame, by the
+	 * rule that frame pointers guess nothing in an object with SFrame;
+	 * DWARF went on by libdw's guess.  Decided by DWARF's stack and the
+	 * file's .eh_frame: SFrame's must be DWARF's down to that frame, and
+	 * end there.
+	 */
+	for (i = 1; i < nd && (main_at == nd || i <= main_at); i++) {
+		if (strcmp(d[i].dso, dw_program) || !dw_without_cfi(d[i].ip - 1))
+			continue;
+		t->caller_no_cfi++;
+		if (s->nr == i + 1 && dw_exact(s, d, i + 1, &adjusted))
+			t->caller_no_cfi_exact++;
+		else if (t->shown++ < 3)
+			dw_show(s, d, nd);
 		return;
 	}
 	/*
@@ -1092,7 +1114,8 @@ int main(int argc, char **argv)
 				attr.sample_period = DW_MIN_PERIOD_NS;
 		}
 	}
-	left = t.startup + t.plt + t.no_cfi + t.short_ + t.module + t.resolver + t.pltgot;
+	left = t.startup + t.plt + t.no_cfi + t.short_ + t.module + t.resolver + t.pltgot +
+	       t.caller_no_cfi;
 	sf_note("%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u past the buffer), %u compared, %u through objects without SFrame (%u of them exact%s), %u to _start without main; %u left out:",
 		mode, dw_audit ? " under the audit module" : "", round,
 		(unsigned long long)attr.sample_period / 1000, samples, dw_lost,
@@ -1116,6 +1139,13 @@ int main(int argc, char **argv)
 	if (dw_audit)
 		dw_bound("through the audit module's own code (its namespace, not registered)",
 			 t.module, t.script, DW_MAX_MODULE_PERMILLE);
+	snprintf(what, sizeof(what),
+		 "compared down to a caller whose call site no FDE describes, where the walk ends (%u of them exact)",
+		 t.caller_no_cfi_exact);
+	dw_bound(what, t.caller_no_cfi, t.script, DW_MAX_NO_CFI_PERMILLE);
+	SF_CHECK(t.caller_no_cfi_exact == t.caller_no_cfi,
+		 "%u of %u samples through a caller no FDE describes exact down to it",
+		 t.caller_no_cfi_exact, t.caller_no_cfi);
 	if (dw_audit) {
 		if (SF_CHECK(dw_registered_libc,
 			     "/proc/PID/sframe never listed the C library (%u sections seen)",
