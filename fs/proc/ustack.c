@@ -155,13 +155,13 @@ static int ustack_show_task(struct seq_file *m, struct task_struct *task,
 		ret = 0;
 		goto unlock;
 	}
-	/* A process nobody walked before: its sections come first. */
-	sframe_want_task(task, mm);
 	stop.regs = &regs;
 	ret = task_call_func(task, ustack_inactive, &stop);
 	put_task_stack(task);
 	if (ret)
 		goto unlock;
+	/* A process nobody walked before: its sections come first. */
+	sframe_want_task(task, mm);
 	unwind_user_start_remote(&walk, task, mm, &regs);
 	ret = ustack_show(m, &walk);
 	/* Its registers and stack may have changed under the walk. */

@@ -11,11 +11,12 @@
  *  - its parent's being wanted, for a forked child, which copies the
  *    parent's sections;
  *  - its first walk.  One that may sleep (a deferred unwind, a read of
- *    /proc/<pid>/ustack, its own or another's) registers every executable
- *    mapping before it walks.  One that may not (perf, BPF or ftrace in an interrupt or
- *    NMI, which reads only what is registered and resident) walks by frame
- *    pointers as before and asks the deferred unwinder to register them
- *    before the task returns to user space.
+ *    /proc/<pid>/ustack, its own or another's) registers every
+ *    executable mapping before it walks.  One that may not (perf, BPF or
+ *    ftrace in an interrupt or NMI, which reads only what is registered
+ *    and resident) walks by frame pointers as before and asks the
+ *    deferred unwinder to register them before the task returns to user
+ *    space.
  * From then on, the mmap hooks register what it maps, until exec replaces
  * the address space.  Explicit registrations (prctl()) need none of this.
  */
