@@ -6,8 +6,9 @@
  * frame when it is a sigreturn trampoline, or frame pointers; so one stack
  * may mix them.  Everything comes from user memory the task controls, so
  * every step must find a higher CFA, aligned, and a return address that is
- * a user address outside the stack walked so far; anything else ends the
- * walk, never the kernel.  A signal frame starts those checks again (its
+ * a user address outside the stack walked so far, in an executable mapping
+ * where the walk may sleep to look; anything else ends the walk, never the
+ * kernel.  A signal frame starts those checks again (its
  * handler may have run on another stack), so signal frames a task forged
  * to point at each other repeat frames: only the caller's bound on frames
  * ends such a walk, as it ends every walk.
@@ -167,6 +168,31 @@ static int unwind_user_eval(struct unwind_user_state *state,
 }
 
 /*
+ * Is @addr in an executable mapping of the walked task?  Only a walk that
+ * may sleep can look, under the mmap lock; an NMI's or IRQ's relies on
+ * the bounds unwind_user_caller() checks and on the lookup the next step
+ * makes.  Not inlined: nothing of it on the stack of a walk that cannot
+ * take it.
+ */
+static noinline bool unwind_user_in_code(struct unwind_user_state *state,
+					 unsigned long addr)
+{
+	struct mm_struct *mm = state->ctx.mm ?: state->task->mm;
+	struct vm_area_struct *vma;
+	bool code;
+
+	/* Only kernel threads have none, and their user stacks are not walked */
+	if (!mm)
+		return true;
+	if (mmap_read_lock_killable(mm))
+		return false;
+	vma = vma_lookup(mm, addr);
+	code = vma && (vma->vm_flags & VM_EXEC);
+	mmap_read_unlock(mm);
+	return code;
+}
+
+/*
  * The caller at @cfa by @frame's RA and FP rules, if what they give passes
  * the checks that keep a hostile stack from steering the walk: its return
  * address in @ra, 0 when the frame is the outermost, and its FP in @fp.
@@ -203,8 +229,13 @@ static int unwind_user_caller(struct unwind_user_state *state,
 
 	*ra = unwind_user_strip_ra(*ra);
 	/* 0: the outermost frame of code that zeroes its return address */
-	if (*ra && (*ra >= unwind_user_end(state) ||
-		    (*ra >= state->stack_low && *ra <= cfa)))
+	if (!*ra)
+		return 0;
+	if (*ra >= unwind_user_end(state) ||
+	    (*ra >= state->stack_low && *ra <= cfa))
+		return -EINVAL;
+	/* The call is the instruction before: a mapping may end right after it */
+	if (!state->ctx.nofault && !unwind_user_in_code(state, *ra - 1))
 		return -EINVAL;
 	return 0;
 }
@@ -377,6 +408,8 @@ static int unwind_user_next_signal(struct unwind_user_state *state)
 		return -EINVAL;
 	end = unwind_user_end(state);
 	if (!ip || ip >= end || sp >= end || (sp & (state->ws - 1)))
+		return -EINVAL;
+	if (!state->ctx.nofault && !unwind_user_in_code(state, ip))
 		return -EINVAL;
 
 	state->ip = ip;

@@ -505,12 +505,26 @@ static unsigned long uw_ra_zero(struct uw_ctx *ctx)
 	return 0;
 }
 
+/* Mapped, readable and writable, but no code: the section's own page */
+static unsigned long uw_ra_data(struct uw_ctx *ctx)
+{
+	return ctx->sframe + 0x10;
+}
+
+/* In no mapping at all */
+static unsigned long uw_ra_unmapped(struct uw_ctx *ctx)
+{
+	return ctx->hole + 0x10;
+}
+
 static const struct uw_bad_ra uw_bad_ras[] = {
 	{ "kernel_address",	uw_ra_kernel,	false },
 	{ "past_the_mm",	uw_ra_past_mm,	false },
 	{ "top_of_memory",	uw_ra_top,	false },
 	{ "into_the_stack",	uw_ra_stack,	false },
 	{ "zero",		uw_ra_zero,	true },
+	{ "not_code",		uw_ra_data,	false },
+	{ "unmapped",		uw_ra_unmapped,	false },
 };
 
 KUNIT_ARRAY_PARAM_DESC(uw_bad_ra, uw_bad_ras, name);
@@ -527,6 +541,30 @@ static void uw_bad_ra_test(struct kunit *test)
 	uw_start(ctx, &st, UW_F_SP, sp, sp + 3);
 	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
 	KUNIT_EXPECT_EQ(test, st.error, !c->clean);
+}
+
+/*
+ * A saved IP in no code ends the walk at the trampoline (uw_fill() and a
+ * misaligned FP: frame pointers cannot take it on either).
+ */
+static void uw_signal_not_code_test(struct kunit *test)
+{
+	const struct unwind_user_sigframe *sf = test->param_value;
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, ctxp = sp + sf->context;
+	struct unwind_user_state st;
+
+	KUNIT_ASSERT_LT(test, ctxp + 0x400, ctx->stack + UW_STACK_BYTES);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + UW_SIGRETURN,
+					   sf->code, sf->len), 0);
+	uw_fill(test, ctx);
+	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_IP, ctx->sframe + 0x20);
+	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_SP, ctx->stack + 0x100);
+	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_FP, 0);
+
+	uw_start(ctx, &st, UW_SIGRETURN, sp, sp + 3);
+	KUNIT_EXPECT_EQ(test, uw_walk(ctx, &st), 1);
+	KUNIT_EXPECT_TRUE(test, st.error);
 }
 
 /* Stack pointers a hostile task may leave, each ending the walk at once */
@@ -1333,6 +1371,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_fp_entry_test),
 	KUNIT_CASE(uw_uncovered_test),
 	KUNIT_CASE_PARAM(uw_signal_test, uw_sigframe_gen_params),
+	KUNIT_CASE_PARAM(uw_signal_not_code_test, uw_sigframe_gen_params),
 	KUNIT_CASE_PARAM(uw_not_signal_test, uw_sigframe_gen_params),
 	KUNIT_CASE(uw_register_rule_test),
 	KUNIT_CASE_PARAM(uw_bad_ra_test, uw_bad_ra_gen_params),

@@ -194,6 +194,38 @@ struct mm_struct {
 	} context;
 };
 
+/*
+ * The walk's memory is one flat space (walk_copy()): every address in it
+ * is code, as far as unwind_user_in_code() asks.  The KUnit suite and the
+ * e2e tests check the kernel's answer.
+ */
+#define VM_EXEC		0x00000004UL
+
+struct vm_area_struct {
+	unsigned long	vm_flags;
+};
+
+static inline int mmap_read_lock_killable(struct mm_struct *mm)
+{
+	(void)mm;
+	return 0;
+}
+
+static inline void mmap_read_unlock(struct mm_struct *mm)
+{
+	(void)mm;
+}
+
+static inline struct vm_area_struct *vma_lookup(struct mm_struct *mm,
+						unsigned long addr)
+{
+	static struct vm_area_struct code = { .vm_flags = VM_EXEC };
+
+	(void)mm;
+	(void)addr;
+	return &code;
+}
+
 /* The kernel's stack_t, in every arch's ucontext */
 struct walk_stack_t {
 	void		*ss_sp;
