@@ -422,6 +422,29 @@ static void uw_uncovered_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + stub);
 }
 
+#ifdef CONFIG_ARM64
+/* A PLT entry of an object built for BTI, interrupted at its BTI C */
+static void uw_plt_bti_test(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack + 0x800, cfa, stub = UW_NO_SFRAME + 0x40;
+	struct unwind_user_state st;
+	struct unwind_user_frame t;
+
+	unwind_user_entry_frame(&t, sizeof(long));
+	cfa = sp + t.cfa.offset;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->text + stub,
+					   uw_plt_bti, sizeof(uw_plt_bti)), 0);
+	uw_start(ctx, &st, stub, sp, 0);
+	uw_entry_ra(test, &st, &t, cfa, ctx->text + UW_F_SP + 0x4);
+	uw_put(test, cfa + 16 - 8, ctx->text + UW_F_END + 0x4);
+	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
+	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x4);
+	KUNIT_EXPECT_EQ(test, ctx->ips[2], ctx->text + UW_F_END + 0x4);
+	KUNIT_EXPECT_FALSE(test, st.error);
+}
+#endif
+
 /*
  * A register other than SP and FP is not known below the topmost frame:
  * the walk ends there, in an object with SFrame, where frame pointers
@@ -1370,6 +1393,9 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_fp_end_test),
 	KUNIT_CASE(uw_fp_entry_test),
 	KUNIT_CASE(uw_uncovered_test),
+#ifdef CONFIG_ARM64
+	KUNIT_CASE(uw_plt_bti_test),
+#endif
 	KUNIT_CASE_PARAM(uw_signal_test, uw_sigframe_gen_params),
 	KUNIT_CASE_PARAM(uw_signal_not_code_test, uw_sigframe_gen_params),
 	KUNIT_CASE_PARAM(uw_not_signal_test, uw_sigframe_gen_params),

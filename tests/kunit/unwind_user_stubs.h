@@ -38,6 +38,16 @@ static const u8 uw_plt_stub[] = { 0 };
 #endif
 
 #if defined(CONFIG_ARM64) || defined(WALKER_ARCH_ARM64)
+/* A PLTn entry of an object built for BTI, as Debian's are */
+static const u8 uw_plt_bti[] = {
+	0x5f, 0x24, 0x03, 0xd5,	/* bti c */
+	0x10, 0x00, 0x00, 0x90,	/* adrp x16, 0 */
+	0x11, 0x02, 0x40, 0xf9,	/* ldr x17, [x16] */
+	0x10, 0x02, 0x00, 0x91,	/* add x16, x16, #0 */
+	0x20, 0x02, 0x1f, 0xd6,	/* br x17 */
+	0x1f, 0x20, 0x03, 0xd5,	/* nop */
+};
+
 /* PLT0: the push of {x16, x30}, then the loads and br x17 of a PLTn */
 static const u8 uw_plt0[] = {
 	0xf0, 0x7b, 0xbf, 0xa9,	/* stp x16, x30, [sp, #-16]! */

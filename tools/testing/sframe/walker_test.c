@@ -574,6 +574,18 @@ static void case_plt0(void)
 	start(PLT_AT + 16, sp, 0);
 	expect(false, 3, PLT_AT + 16, F_SP + 0x4, F_END + 0x4);
 }
+
+/* A PLT entry of an object built for BTI, at its BTI C: nothing moved yet */
+static void case_plt_bti(void)
+{
+	unsigned long sp = T_STACK + 0x800;
+
+	memcpy(text + PLT_AT, uw_plt_bti, sizeof(uw_plt_bti));
+	in.regs[UNWIND_USER_DWARF_RA] = T_TEXT + F_SP + 0x4;
+	put(sp + 16 - 8, T_TEXT + F_END + 0x4);
+	start(PLT_AT, sp, 0);
+	expect(false, 3, PLT_AT, F_SP + 0x4, F_END + 0x4);
+}
 #endif
 
 /*
@@ -629,6 +641,7 @@ static const struct walk_case cases[] = {
 	{ "fp_covered", case_fp_covered },
 #ifdef WALKER_ARCH_ARM64
 	{ "plt0", case_plt0 },
+	{ "plt_bti", case_plt_bti },
 #endif
 	{ "register_rule", case_register_rule },
 	{ "flex_regs", case_flex_regs },

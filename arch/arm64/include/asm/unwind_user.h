@@ -43,12 +43,12 @@ static inline void unwind_user_entry_frame(struct unwind_user_frame *frame,
  * GNU ld's PLT stubs, which it gives no SFrame: a PLTn entry (adrp x16;
  * ldr x17, [x16, #n]; add x16, x16, #n; br x17) moves neither SP nor LR,
  * and PLT0 pushes {x16, x30} before the same three loads and its br x17.
- * The stub is told by its code, read from UNWIND_USER_STUB_BEFORE bytes
- * before the IP: nowhere else does code no FDE covers say where its
- * caller is.
+ * In an object built for BTI each starts with a BTI C.  The stub is told
+ * by its code, read from UNWIND_USER_STUB_BEFORE bytes before the IP:
+ * nowhere else does code no FDE covers say where its caller is.
  */
 #define UNWIND_USER_STUB_BEFORE	16
-#define UNWIND_USER_STUB_BYTES	32
+#define UNWIND_USER_STUB_BYTES	40
 
 static inline bool unwind_user_a64_insn(const u8 *p, u32 mask, u32 insn)
 {
@@ -66,6 +66,11 @@ static inline bool unwind_user_a64_plt_loads(const u8 *p)
 static inline bool unwind_user_a64_br_x17(const u8 *p)
 {
 	return unwind_user_a64_insn(p, 0xffffffff, 0xd61f0220);
+}
+
+static inline bool unwind_user_a64_bti_c(const u8 *p)
+{
+	return unwind_user_a64_insn(p, 0xffffffff, 0xd503245f);
 }
 
 /* stp x16, x30, [sp, #-16]! and the loads */
@@ -86,6 +91,13 @@ static inline bool unwind_user_stub_frame(const u8 *code,
 	const u8 *ip = code + UNWIND_USER_STUB_BEFORE;
 	int off;
 
+	/* At a BTI stub's first instruction: nothing pushed yet */
+	if (unwind_user_a64_bti_c(ip) &&
+	    (unwind_user_a64_plt0_head(ip + 4) ||
+	     (unwind_user_a64_plt_loads(ip + 4) && unwind_user_a64_br_x17(ip + 16)))) {
+		unwind_user_entry_frame(frame, ws);
+		return true;
+	}
 	/* PLT0 first: its last four instructions are those of a PLTn entry */
 	for (off = 0; off <= 16; off += 4) {
 		if (!unwind_user_a64_plt0_head(ip - off) ||
