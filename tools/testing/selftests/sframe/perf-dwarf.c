@@ -559,6 +559,17 @@ static void dw_leave_by_pc(const struct dw_sample *s, const struct dw_frame *d,
 		dw_show(s, d, nd);
 }
 
+/* Are DWARF's frames 0 to @last all in objects with SFrame? */
+static bool dw_frames_have_sframe(const struct dw_frame *d, unsigned int last)
+{
+	unsigned int i;
+
+	for (i = 0; i <= last; i++)
+		if (!dw_dso_has_sframe(d[i].dso))
+			return false;
+	return true;
+}
+
 static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame *d,
 		       unsigned int nd, bool cut)
 {
@@ -618,11 +629,15 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	 * rule that frame pointers guess nothing in an object with SFrame;
 	 * DWARF went on by libdw's guess.  Decided by DWARF's stack and the
 	 * file's .eh_frame: SFrame's must be DWARF's down to that frame, and
-	 * end there.
+	 * end there.  Not when a frame above it is in an object without
+	 * SFrame (the C library without the module): those are compared
+	 * below, as every stack through such an object is.
 	 */
 	for (i = 1; i < nd && (main_at == nd || i <= main_at); i++) {
 		if (strcmp(d[i].dso, dw_program) || !dw_without_cfi(d[i].ip - 1))
 			continue;
+		if (!dw_audit && !dw_frames_have_sframe(d, i))
+			break;
 		t->caller_no_cfi++;
 		if (s->nr == i + 1 && dw_exact(s, d, i + 1, &adjusted))
 			t->caller_no_cfi_exact++;
