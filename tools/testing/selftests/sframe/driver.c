@@ -157,7 +157,7 @@ static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "
 #define SF_LDSO		"ld64.so.1"
 #endif
 #define SF_STEP(name, ...)							\
-	{ name, { "sf-step", "--every", "4", "--attach", "libc.so.6",		\
+	{ name, { "sf-step", "--every", "4", "--min-exact", "90", "--attach", "libc.so.6",	\
 		  "step-libc.sframe", "--attach", SF_LDSO, "step-ld.sframe",	\
 		  ##__VA_ARGS__, "--", "./sf-step-prog" },			\
 	  { "sf-step-prog", "step-libc.sframe", "step-ld.sframe" } }
@@ -169,7 +169,8 @@ static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "
  * run through that loader, lazily bound, judged at every 16th instruction.
  */
 #define SF_STEP_DEBIAN(name, dir, prog, ...)					\
-	{ name, { "sf-step", "--every", "16", "--attach-dir", dir, dir "-sframe",	\
+	{ name, { "sf-step", "--every", "16", "--min-exact", "99", "--attach-dir", dir,	\
+		  dir "-sframe",							\
 		  "--name", "Debian's " prog, "--", dir "/" SF_LDSO,		\
 		  "--library-path", dir, dir "/" prog, ##__VA_ARGS__ },		\
 	  { dir, dir "-sframe" } }
