@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "sf_bpf.h"
+#include "sf_call.h"
 #include "sf_ehframe.h"
 #include "sf_perf.h"
 #include "sf_perf_data.h"
@@ -235,6 +236,35 @@ static void dw_forget_maps(void)
 }
 
 /*
+ * The mapping at @ip, the newest first: a process's exec maps a file's
+ * whole extent and then its segments, an ELF interpreter run as the
+ * program at another address than its segments land; the later mapping
+ * is what the address holds.  -1 if none.
+ */
+static int dw_map_at(uint64_t ip)
+{
+	unsigned int i = dw_nmaps;
+
+	while (i--)
+		if (ip >= dw_maps[i].lo && ip < dw_maps[i].hi)
+			return i;
+	return -1;
+}
+
+/* The file mapped at @ip, opened once, and @ip's offset in it; -1 if none */
+static int dw_map_file(uint64_t ip, uint64_t *offset)
+{
+	int i = dw_map_at(ip);
+
+	if (i < 0 || dw_maps[i].path[0] != '/')
+		return -1;
+	if (dw_maps[i].fd < 0)
+		dw_maps[i].fd = open(dw_maps[i].path, O_RDONLY | O_CLOEXEC);
+	*offset = ip - dw_maps[i].lo + dw_maps[i].pgoff;
+	return dw_maps[i].fd;
+}
+
+/*
  * @pc lies in code no FDE of its file's .eh_frame describes: glibc's
  * _init and _fini (crti.o and crtn.o have no CFI), arm64's PLT.  Told
  * from the file alone; false where that cannot be told (the vDSO, a
@@ -242,16 +272,9 @@ static void dw_forget_maps(void)
  */
 static int dw_cfi_at(uint64_t pc)
 {
-	unsigned int i;
+	int fd = dw_map_file(pc, &pc);
 
-	for (i = 0; i < dw_nmaps; i++) {
-		if (pc < dw_maps[i].lo || pc >= dw_maps[i].hi || dw_maps[i].path[0] != '/')
-			continue;
-		if (dw_maps[i].fd < 0)
-			dw_maps[i].fd = open(dw_maps[i].path, O_RDONLY | O_CLOEXEC);
-		return sf_ehframe_covers(dw_maps[i].fd, pc - dw_maps[i].lo + dw_maps[i].pgoff);
-	}
-	return -1;
+	return fd < 0 ? -1 : sf_ehframe_covers(fd, pc);
 }
 
 static bool dw_without_cfi(uint64_t pc)
@@ -259,14 +282,22 @@ static bool dw_without_cfi(uint64_t pc)
 	return !dw_cfi_at(pc);
 }
 
+/*
+ * @ip, a caller's frame as perf gives it (the return address, or the byte
+ * before it), is not after a call instruction in its file: no call left
+ * it.  False where that cannot be told (no file, a failed read).
+ */
+static bool dw_not_after_call(uint64_t ip)
+{
+	uint64_t off;
+	int fd = dw_map_file(ip, &off);
+
+	return fd >= 0 && !sf_call_before(fd, off) && !sf_call_before(fd, off + 1);
+}
+
 static bool dw_in_code(uint64_t ip)
 {
-	unsigned int i;
-
-	for (i = 0; i < dw_nmaps; i++)
-		if (ip >= dw_maps[i].lo && ip < dw_maps[i].hi)
-			return true;
-	return false;
+	return dw_map_at(ip) >= 0;
 }
 
 /*
@@ -446,6 +477,12 @@ struct dw_tally {
 	unsigned int	resolver;	/* KNOWN FAILURE: ld.so's lazy binding */
 	unsigned int	pltgot;		/* KNOWN FAILURE: GNU ld's .plt.got SFrame */
 	unsigned int	pltgot_alike;	/* of @pltgot, exact all the same */
+	/* Return addresses of exact stacks looked at for their call, and not found after one */
+	unsigned int	calls_checked;
+	unsigned int	calls_missed;
+	/* DWARF's stack through a frame no call left, and of those exact above it */
+	unsigned int	not_call;
+	unsigned int	not_call_exact;
 	/* Compared down to a caller whose call site no FDE describes */
 	unsigned int	caller_no_cfi;
 	unsigned int	caller_no_cfi_exact;
@@ -623,6 +660,24 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		return;
 	}
 	/*
+	 * A frame of DWARF's that no call left, the code before it no call
+	 * instruction: libdw, finding no CFI for a frame, guessed its caller
+	 * from a frame pointer that held something else (seen once in some
+	 * thousands of arm64 samples: a "caller" in the program's .init).
+	 * DWARF's stack is wrong from there on; decided by DWARF's stack and
+	 * the files, SFrame's is compared down to the frame before it.
+	 */
+	for (i = 1; i < nd && (main_at == nd || i <= main_at); i++) {
+		if (!dw_not_after_call(d[i].ip))
+			continue;
+		t->not_call++;
+		if (dw_exact(s, d, i, &adjusted))
+			t->not_call_exact++;
+		else if (t->shown++ < 3)
+			dw_show(s, d, nd);
+		return;
+	}
+	/*
 	 * A caller in the program whose call site no FDE of its file
 	 * describes (Debian's crtstuff gives __do_global_dtors_aux no CFI, and it calls
 	 * __cxa_finalize at exit): SFrame's walk ends at that frame, by the
@@ -697,6 +752,11 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	if (exact) {
 		t->exact++;
 		t->adjusted += adjusted;
+		/* The rule above on frames both agree on: each after a call */
+		for (i = 1; i <= main_at && i < nd; i++) {
+			t->calls_checked++;
+			t->calls_missed += dw_not_after_call(d[i].ip);
+		}
 		return;
 	}
 	if (t->shown++ < 3)
@@ -1130,7 +1190,7 @@ int main(int argc, char **argv)
 		}
 	}
 	left = t.startup + t.plt + t.no_cfi + t.short_ + t.module + t.resolver + t.pltgot +
-	       t.caller_no_cfi;
+	       t.caller_no_cfi + t.not_call;
 	sf_note("%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u past the buffer), %u compared, %u through objects without SFrame (%u of them exact%s), %u to _start without main; %u left out:",
 		mode, dw_audit ? " under the audit module" : "", round,
 		(unsigned long long)attr.sample_period / 1000, samples, dw_lost,
@@ -1161,6 +1221,19 @@ int main(int argc, char **argv)
 	SF_CHECK(t.caller_no_cfi_exact == t.caller_no_cfi,
 		 "%u of %u samples through a caller no FDE describes exact down to it",
 		 t.caller_no_cfi_exact, t.caller_no_cfi);
+	snprintf(what, sizeof(what),
+		 "with a frame of DWARF's no call instruction left, compared above it (%u of them exact)",
+		 t.not_call_exact);
+	dw_bound(what, t.not_call, t.script, DW_MAX_NO_CFI_PERMILLE);
+	SF_CHECK(t.not_call_exact == t.not_call,
+		 "%u of %u samples with a frame of DWARF's no call left exact above it",
+		 t.not_call_exact, t.not_call);
+	/* The call decoder knows every call the program and its libraries make */
+	if (SF_CHECK(t.calls_checked && !t.calls_missed,
+		     "%u of %u return addresses of exact stacks not after a call instruction",
+		     t.calls_missed, t.calls_checked))
+		sf_note("%u return addresses of exact stacks, each after a call instruction",
+			t.calls_checked);
 	if (dw_audit) {
 		if (SF_CHECK(dw_registered_libc,
 			     "/proc/PID/sframe never listed the C library (%u sections seen)",
