@@ -70,6 +70,8 @@ void sframe_elf_parse_phdrs(struct sframe_elf_info *info,
 			    const struct elf64_phdr *phdrs, unsigned int nr);
 int sframe_elf_info(struct file *file, struct sframe_elf_info *info);
 bool sframe_elf_known_without(struct file *file);
+#if IS_ENABLED(CONFIG_SFRAME_KUNIT_TEST)
 void sframe_elf_cache_stats(unsigned long *hits, unsigned long *misses);
+#endif
 
 #endif /* _KERNEL_UNWIND_SFRAME_ELF_H */

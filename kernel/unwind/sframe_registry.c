@@ -1508,6 +1508,7 @@ int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_lookup);
 
+#if IS_ENABLED(CONFIG_SFRAME_KUNIT_TEST)
 /**
  * sframe_mm_ranges() - the registered ranges of an address space
  * @mm: the address space.
@@ -1549,6 +1550,7 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(sframe_mm_ranges);
+#endif
 
 /**
  * sframe_mm_show() - /proc/<pid>/sframe: one line per registered range

@@ -99,6 +99,7 @@ struct sframe_table {
 	struct sframe_range	ranges[] __counted_by(nr_ranges);
 };
 
+#if IS_ENABLED(CONFIG_SFRAME_KUNIT_TEST)
 /**
  * struct sframe_range_info - a registered range, for tests
  * @start: text start.
@@ -122,6 +123,11 @@ struct sframe_range_info {
 	bool		vdso;
 	bool		shared;
 };
+
+unsigned int sframe_mm_ranges(struct mm_struct *mm,
+			      struct sframe_range_info *info,
+			      unsigned int max);
+#endif
 
 /**
  * struct sframe_add - a section to register
@@ -163,9 +169,6 @@ void sframe_populate_range(struct mm_struct *mm, unsigned long start,
 int sframe_remove_explicit(struct mm_struct *mm, unsigned long text_start);
 void sframe_remove_range(struct mm_struct *mm, unsigned long start,
 			 unsigned long end, bool data_gone);
-unsigned int sframe_mm_ranges(struct mm_struct *mm,
-			      struct sframe_range_info *info,
-			      unsigned int max);
 long sframe_live_sections(void);
 long sframe_private_bytes(void);
 void sframe_register_mm(struct mm_struct *mm);
