@@ -486,6 +486,11 @@ struct dw_tally {
 	/* Compared down to a caller whose call site no FDE describes */
 	unsigned int	caller_no_cfi;
 	unsigned int	caller_no_cfi_exact;
+	/*
+	 * The first sample of those two rules not exact, in a line: the
+	 * check's own message carries it, where a log shows only that
+	 */
+	char		inexact[256];
 };
 
 /* When the run's program started: its first sample at a PC in its text */
@@ -549,6 +554,29 @@ static void dw_show(const struct dw_sample *s, const struct dw_frame *d, unsigne
 			i < s->nr ? (unsigned long long)s->ips[i] : 0ULL,
 			i < nd ? (unsigned long long)d[i].ip : 0ULL,
 			i < nd ? d[i].sym : "", i < nd ? d[i].dso : "");
+}
+
+/*
+ * A sample a rule compares down to DWARF's frame @at that is not exact
+ * there: shown, and the first one kept in a line for the check's message.
+ */
+static void dw_first_inexact(struct dw_tally *t, const struct dw_sample *s,
+			     const struct dw_frame *d, unsigned int nd, unsigned int at)
+{
+	unsigned int i;
+	int n;
+
+	if (t->shown++ < 3)
+		dw_show(s, d, nd);
+	if (t->inexact[0])
+		return;
+	n = snprintf(t->inexact, sizeof(t->inexact), "at %u of %s, SFrame", at, d[at].dso);
+	for (i = 0; i < s->nr && i <= at + 1 && n > 0 && n < (int)sizeof(t->inexact); i++)
+		n += snprintf(t->inexact + n, sizeof(t->inexact) - n, " %#llx",
+			      (unsigned long long)s->ips[i]);
+	for (i = 0; i < nd && i <= at && n > 0 && n < (int)sizeof(t->inexact); i++)
+		n += snprintf(t->inexact + n, sizeof(t->inexact) - n, "%s%#llx",
+			      i ? " " : ", DWARF ", (unsigned long long)d[i].ip);
 }
 
 /*
@@ -673,8 +701,8 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		t->not_call++;
 		if (dw_exact(s, d, i, &adjusted))
 			t->not_call_exact++;
-		else if (t->shown++ < 3)
-			dw_show(s, d, nd);
+		else
+			dw_first_inexact(t, s, d, nd, i);
 		return;
 	}
 	/*
@@ -696,8 +724,8 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		t->caller_no_cfi++;
 		if (s->nr == i + 1 && dw_exact(s, d, i + 1, &adjusted))
 			t->caller_no_cfi_exact++;
-		else if (t->shown++ < 3)
-			dw_show(s, d, nd);
+		else
+			dw_first_inexact(t, s, d, nd, i);
 		return;
 	}
 	/*
@@ -1219,15 +1247,15 @@ int main(int argc, char **argv)
 		 t.caller_no_cfi_exact);
 	dw_bound(what, t.caller_no_cfi, t.script, DW_MAX_NO_CFI_PERMILLE);
 	SF_CHECK(t.caller_no_cfi_exact == t.caller_no_cfi,
-		 "%u of %u samples through a caller no FDE describes exact down to it",
-		 t.caller_no_cfi_exact, t.caller_no_cfi);
+		 "%u of %u samples through a caller no FDE describes exact down to it (first: %s)",
+		 t.caller_no_cfi_exact, t.caller_no_cfi, t.inexact);
 	snprintf(what, sizeof(what),
 		 "with a frame of DWARF's no call instruction left, compared above it (%u of them exact)",
 		 t.not_call_exact);
 	dw_bound(what, t.not_call, t.script, DW_MAX_NO_CFI_PERMILLE);
 	SF_CHECK(t.not_call_exact == t.not_call,
-		 "%u of %u samples with a frame of DWARF's no call left exact above it",
-		 t.not_call_exact, t.not_call);
+		 "%u of %u samples with a frame of DWARF's no call left exact above it (first: %s)",
+		 t.not_call_exact, t.not_call, t.inexact);
 	/* The call decoder knows every call the program and its libraries make */
 	if (SF_CHECK(t.calls_checked && !t.calls_missed,
 		     "%u of %u return addresses of exact stacks not after a call instruction",
