@@ -2,6 +2,7 @@
 /*
  * sf-step [--every N] [--bind-now] [--attach OBJECT SECTION]...
  *         [--attach-dir ELFDIR SFRAMEDIR]... [--name NAME] [--quiet]
+ *         [--min-exact PCT] [--max-steps N] [--trace FROM TO]
  *         -- PROGRAM [ARG...]
  *
  * The instruction-level oracle.  PROGRAM runs under ptrace from its first
@@ -44,7 +45,11 @@
  * runs PROGRAM with LD_BIND_NOW=1 (Debian's default is lazy binding).
  * --name names PROGRAM in the figures (one run through its loader).
  * --min-exact PCT fails a run with fewer exact stacks; --max-steps N
- * ends one after N instructions, saying where it was.
+ * ends one after N instructions, saying where it was.  --trace FROM TO
+ * prints each step numbered FROM to TO: the instruction (object+offset
+ * and bytes), where it went, SP and the link register after it, whether
+ * a breakpoint made the stop (s390x), the shadow stack's depth, and each
+ * entry it pushed or popped; the numbers are those of "WRONG at step N".
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -146,6 +151,9 @@ static struct {
 
 static bool st_quiet;
 static unsigned long st_max_steps;
+/* --trace FROM TO; the breakpoint that made the last stop, or 0 (s390x) */
+static unsigned long st_trace_from, st_trace_to;
+static unsigned long st_last_hit;
 static double st_min_exact;
 
 static long st_peek(pid_t pid, unsigned long addr, bool *ok)
@@ -471,13 +479,21 @@ static unsigned int st_call_len(const unsigned char *c)
 }
 #endif
 
+/*
+ * A call put its return address in the link register and went elsewhere.
+ * Not a stop that left the PC where it was: that ran nothing (s390x stops
+ * once more, at once, after each breakpoint of st_singlestep()), and the
+ * link register may hold this very return address still, from the same
+ * call's last turn (arm64's RET leaves it, s390x's LMG puts it back), so
+ * a call that has not run would be pushed, and again when it runs.
+ */
 static bool st_called(pid_t pid, const unsigned char *c, const struct st_regs *o,
 		      const struct st_regs *n, struct st_entry *e)
 {
 	unsigned int len = st_call_len(c);
 
 	(void)pid;
-	if (!len || n->lr != o->pc + len || n->pc == o->pc + len)
+	if (!len || n->lr != o->pc + len || n->pc == o->pc + len || n->pc == o->pc)
 		return false;
 	e->ra = o->pc + len;
 	e->key = o->sp;
@@ -581,9 +597,11 @@ static unsigned int st_insn_len(const unsigned char *c)
  * unseen, and so does a chain of such branches.  Breakpoints at a
  * branch's target and at the instruction after it make it stop there
  * (where QEMU stops by itself, none is reached); the PC a breakpoint's
- * trap leaves past it is put back.  A branch to
- * itself keeps no breakpoint there: it would hit before the branch ran,
- * and what it skips (another turn of a counting loop) is no call.
+ * trap leaves past it is put back.  The step after such a trap stops at
+ * once, having run nothing (--trace shows it after every one): the PC
+ * stays, which st_called() knows is no call.  A branch to itself keeps
+ * no breakpoint there: it would hit before the branch ran, and what it
+ * skips (another turn of a counting loop) is no call.
  */
 static bool st_singlestep(pid_t pid, int sig, const struct st_regs *o,
 			  const unsigned char *code, int *status)
@@ -594,6 +612,7 @@ static bool st_singlestep(pid_t pid, int sig, const struct st_regs *o,
 	unsigned int n = 0;
 	unsigned long hit;
 
+	st_last_hit = 0;
 	if (target) {
 		st_bp_arm(pid, &bp[n++], next);
 		if (target != o->pc && target != next)
@@ -606,6 +625,7 @@ static bool st_singlestep(pid_t pid, int sig, const struct st_regs *o,
 		return true;
 	if (!st_bp_disarm_all(pid, bp, n, status, &hit))
 		return false;
+	st_last_hit = hit;
 	if (hit) {
 		st.branch_stops++;
 		return st_set_pc(pid, hit);
@@ -948,6 +968,37 @@ static void st_check_registered_by_read(pid_t pid, int fd, const struct st_regs 
 		 after, attached, code);
 }
 
+/* --trace: the step just made, from @o to @n, and what it did to @s */
+static void st_trace(pid_t pid, const struct st_regs *o, const unsigned char *code,
+		     const struct st_regs *n, const struct st_stack *s, unsigned int before)
+{
+	char from[128], to[128], ra[128];
+	unsigned int i, len = ST_INSN_MAX;
+
+	if (st.steps < st_trace_from || st.steps > st_trace_to)
+		return;
+#if defined(__s390x__)
+	len = st_insn_len(code);
+#elif defined(__aarch64__)
+	len = 4;
+#endif
+	st_where(pid, o->pc, from, sizeof(from));
+	st_where(pid, n->pc, to, sizeof(to));
+	printf("# trace %lu: %s ", st.steps, from);
+	for (i = 0; i < len; i++)
+		printf("%02x", code[i]);
+	printf(" -> %s sp %#lx lr %#lx%s depth %u\n", to, n->sp, n->lr,
+	       st_last_hit ? " (breakpoint)" : "", s->n);
+	for (i = s->n; i < before; i++) {
+		st_where(pid, s->e[i].ra, ra, sizeof(ra));
+		printf("# trace %lu:   pop %s key %#lx\n", st.steps, ra, s->e[i].key);
+	}
+	for (i = before; i < s->n; i++) {
+		st_where(pid, s->e[i].ra, ra, sizeof(ra));
+		printf("# trace %lu:   push %s key %#lx\n", st.steps, ra, s->e[i].key);
+	}
+}
+
 /* Runs @argv under single steps, judging every @every-th instruction */
 static int st_run(char **argv, unsigned long every, bool bind_now)
 {
@@ -956,6 +1007,7 @@ static int st_run(char **argv, unsigned long every, bool bind_now)
 	unsigned char code[ST_INSN_MAX];
 	bool switching = false, signalled;
 	int status, fd = -1, sig = 0;
+	unsigned int depth;
 	char path[64];
 	pid_t pid;
 
@@ -1036,6 +1088,7 @@ static int st_run(char **argv, unsigned long every, bool bind_now)
 			o = n;
 			continue;
 		}
+		depth = s->n;
 		if (st_insn_sigreturn(code, &o)) {
 			while (s->n && s->e[--s->n].kind != ST_SIGNAL)
 				;
@@ -1057,6 +1110,7 @@ static int st_run(char **argv, unsigned long every, bool bind_now)
 			else if (switching && st_control_moved(&o, &n))
 				switching = false;
 		}
+		st_trace(pid, &o, code, &n, s, depth);
 		o = n;
 	}
 	close(fd);
@@ -1254,6 +1308,9 @@ int main(int argc, char **argv)
 			st_min_exact = strtod(argv[++opt], NULL);
 		} else if (!strcmp(argv[opt], "--max-steps") && opt + 1 < argc) {
 			st_max_steps = strtoul(argv[++opt], NULL, 0);
+		} else if (!strcmp(argv[opt], "--trace") && opt + 2 < argc) {
+			st_trace_from = strtoul(argv[++opt], NULL, 0);
+			st_trace_to = strtoul(argv[++opt], NULL, 0);
 		} else if (!strcmp(argv[opt], "--name") && opt + 1 < argc) {
 			name = argv[++opt];
 		} else if (!strcmp(argv[opt], "--quiet")) {
@@ -1275,7 +1332,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (opt + 1 >= argc || strcmp(argv[opt], "--") || !every) {
-		fprintf(stderr, "usage: sf-step [--every N] [--bind-now] [--quiet] [--attach OBJECT SECTION]... [--attach-dir ELFDIR SFRAMEDIR]... [--name NAME] [--min-exact PCT] [--max-steps N] -- PROGRAM [ARG...]\n");
+		fprintf(stderr, "usage: sf-step [--every N] [--bind-now] [--quiet] [--attach OBJECT SECTION]... [--attach-dir ELFDIR SFRAMEDIR]... [--name NAME] [--min-exact PCT] [--max-steps N] [--trace FROM TO] -- PROGRAM [ARG...]\n");
 		return 2;
 	}
 	if (sf_failed)
