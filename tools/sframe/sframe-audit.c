@@ -157,6 +157,7 @@ static struct {
 	const char	*dump;
 	bool		dump_opened;
 	int		dump_fd;
+	struct stat	dump_st;	/* what dump_fd was opened as */
 	unsigned int	dumped;
 	bool		cache_on;
 	const char	*cache_env;	/* SFRAME_AUDIT_CACHE's directory */
@@ -164,6 +165,8 @@ static struct {
 	unsigned int	ncache;
 	int		cache_fd[2];	/* searched in order; written: the last */
 	uid_t		cache_uid[2];	/* their owners */
+	dev_t		cache_dev[2];	/* and what they were opened as */
+	ino_t		cache_ino[2];
 	bool		attach;		/* attach root's entries to their objects */
 	bool		no_attach;	/* PR_SFRAME_ATTACH refused for good */
 } cfg;
@@ -303,6 +306,20 @@ static bool sfa_fsize_ok(uint64_t size)
 }
 
 /*
+ * A directory descriptor this module keeps for the whole process is still
+ * the directory it opened: the program may close every descriptor
+ * (closefrom(), close_range()) and open others, one of which may take its
+ * number.  It is the program's then, to be neither written in nor closed.
+ */
+static bool sfa_dir_still(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_dev == dev &&
+	       st.st_ino == ino;
+}
+
+/*
  * SFRAME_AUDIT_DUMP's directory, opened once: no link, owned by the real
  * user and writable by no one else, or nothing is dumped.  Whoever else
  * could write in it could make this process write where they like (a
@@ -313,8 +330,12 @@ static int sfa_dump_dir(void)
 	struct stat st;
 	int fd;
 
-	if (cfg.dump_opened)
+	if (cfg.dump_opened) {
+		if (cfg.dump_fd >= 0 &&
+		    !sfa_dir_still(cfg.dump_fd, cfg.dump_st.st_dev, cfg.dump_st.st_ino))
+			cfg.dump_fd = -1;	/* forgotten, not closed: not ours */
 		return cfg.dump_fd;
+	}
 	cfg.dump_opened = true;
 	cfg.dump_fd = -1;
 	fd = open(cfg.dump, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -322,6 +343,8 @@ static int sfa_dump_dir(void)
 		close(fd);
 		fd = -1;
 	}
+	if (fd >= 0)
+		cfg.dump_st = st;
 	if (fd < 0 && cfg.verbose)
 		say("sframe-audit dump: %s: not used (not a directory of the user's own)",
 		    cfg.dump);
@@ -838,6 +861,8 @@ static void sfa_cache_use(int fd, const char *path, mode_t mode, bool made)
 	if (made && st.st_uid == geteuid())
 		fchmod(fd, mode);
 	cfg.cache_fd[cfg.ncache] = fd;
+	cfg.cache_dev[cfg.ncache] = st.st_dev;
+	cfg.cache_ino[cfg.ncache] = st.st_ino;
 	cfg.cache_uid[cfg.ncache++] = st.st_uid;
 }
 
@@ -1157,6 +1182,11 @@ static bool sfa_cache_get(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned in
 		sfa_cache_open_dirs();
 	snprintf(how, how_size, ", cache off");
 	for (i = 0; i < cfg.ncache; i++) {
+		/* Taken by the program's own since: this one is off */
+		if (!sfa_dir_still(cfg.cache_fd[i], cfg.cache_dev[i], cfg.cache_ino[i])) {
+			lk->fd = -1;
+			continue;
+		}
 		lk->fd = cfg.cache_fd[i];
 		lk->uid = cfg.cache_uid[i];
 		r = sfa_cache_map(lk->fd, lk->uid, lk->fname, &lk->k, phdr, phnum, o->bias, c,
