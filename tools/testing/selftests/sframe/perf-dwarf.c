@@ -461,6 +461,17 @@ struct dw_frame {
 	char		dso[256];
 };
 
+/*
+ * A rule that compares a sample down to one of DWARF's frames: how many it
+ * took, how many were exact that far, and the first that was not, in a
+ * line (the check's own message carries it, where a log shows only that).
+ */
+struct dw_down_to {
+	unsigned int	n;
+	unsigned int	exact;
+	char		first[192];
+};
+
 struct dw_tally {
 	unsigned int	script, compared, exact, outside, unmatched, shown;
 	unsigned int	adjusted;	/* return addresses perf gave as the call's */
@@ -480,17 +491,10 @@ struct dw_tally {
 	/* Return addresses of exact stacks looked at for their call, and not found after one */
 	unsigned int	calls_checked;
 	unsigned int	calls_missed;
-	/* DWARF's stack through a frame no call left, and of those exact above it */
-	unsigned int	not_call;
-	unsigned int	not_call_exact;
+	/* DWARF's stack through a frame no call left: compared above it */
+	struct dw_down_to not_call;
 	/* Compared down to a caller whose call site no FDE describes */
-	unsigned int	caller_no_cfi;
-	unsigned int	caller_no_cfi_exact;
-	/*
-	 * The first sample of those two rules not exact, in a line: the
-	 * check's own message carries it, where a log shows only that
-	 */
-	char		inexact[256];
+	struct dw_down_to caller_no_cfi;
 };
 
 /* When the run's program started: its first sample at a PC in its text */
@@ -557,26 +561,32 @@ static void dw_show(const struct dw_sample *s, const struct dw_frame *d, unsigne
 }
 
 /*
- * A sample a rule compares down to DWARF's frame @at that is not exact
- * there: shown, and the first one kept in a line for the check's message.
+ * A sample @rule compares down to DWARF's frame @at: counted, with whether
+ * it is @exact there; one that is not is shown, and the first such kept in
+ * a line for the rule's check.
  */
-static void dw_first_inexact(struct dw_tally *t, const struct dw_sample *s,
-			     const struct dw_frame *d, unsigned int nd, unsigned int at)
+static void dw_take_down_to(struct dw_tally *t, struct dw_down_to *rule, bool exact,
+			    const struct dw_sample *s, const struct dw_frame *d, unsigned int nd,
+			    unsigned int at)
 {
+	size_t size = sizeof(rule->first);
 	unsigned int i;
 	int n;
 
+	rule->n++;
+	rule->exact += exact;
+	if (exact)
+		return;
 	if (t->shown++ < 3)
 		dw_show(s, d, nd);
-	if (t->inexact[0])
+	if (rule->first[0])
 		return;
-	n = snprintf(t->inexact, sizeof(t->inexact), "at %u of %s, SFrame", at, d[at].dso);
-	for (i = 0; i < s->nr && i <= at + 1 && n > 0 && n < (int)sizeof(t->inexact); i++)
-		n += snprintf(t->inexact + n, sizeof(t->inexact) - n, " %#llx",
-			      (unsigned long long)s->ips[i]);
-	for (i = 0; i < nd && i <= at && n > 0 && n < (int)sizeof(t->inexact); i++)
-		n += snprintf(t->inexact + n, sizeof(t->inexact) - n, "%s%#llx",
-			      i ? " " : ", DWARF ", (unsigned long long)d[i].ip);
+	n = snprintf(rule->first, size, "at %u of %s, SFrame", at, d[at].dso);
+	for (i = 0; i < s->nr && i <= at + 1 && n > 0 && n < (int)size; i++)
+		n += snprintf(rule->first + n, size - n, " %#llx", (unsigned long long)s->ips[i]);
+	for (i = 0; i < nd && i <= at && n > 0 && n < (int)size; i++)
+		n += snprintf(rule->first + n, size - n, "%s%#llx", i ? " " : ", DWARF ",
+			      (unsigned long long)d[i].ip);
 }
 
 /*
@@ -698,11 +708,7 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	for (i = 1; i < nd && (main_at == nd || i <= main_at); i++) {
 		if (!dw_not_after_call(d[i].ip))
 			continue;
-		t->not_call++;
-		if (dw_exact(s, d, i, &adjusted))
-			t->not_call_exact++;
-		else
-			dw_first_inexact(t, s, d, nd, i);
+		dw_take_down_to(t, &t->not_call, dw_exact(s, d, i, &adjusted), s, d, nd, i);
 		return;
 	}
 	/*
@@ -721,11 +727,8 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 			continue;
 		if (!dw_audit && !dw_frames_have_sframe(d, i))
 			break;
-		t->caller_no_cfi++;
-		if (s->nr == i + 1 && dw_exact(s, d, i + 1, &adjusted))
-			t->caller_no_cfi_exact++;
-		else
-			dw_first_inexact(t, s, d, nd, i);
+		exact = s->nr == i + 1 && dw_exact(s, d, i + 1, &adjusted);
+		dw_take_down_to(t, &t->caller_no_cfi, exact, s, d, nd, i);
 		return;
 	}
 	/*
@@ -799,6 +802,21 @@ static void dw_bound(const char *what, unsigned int n, unsigned int of, unsigned
 	sf_note("  %5u (%u.%u%%) %s", n, permille / 10, permille % 10, what);
 	SF_CHECK(n * 1000ULL <= of * (uint64_t)max, "%u of %u samples %s: more than %u.%u%%",
 		 n, of, what, max / 10, max % 10);
+}
+
+#define DW_CALLER_NO_CFI \
+	"compared down to a caller whose call site no FDE describes, where the walk ends"
+
+/* A dw_take_down_to() rule: bounded, and every sample it took exact that far */
+static void dw_bound_down_to(const char *what, const struct dw_down_to *rule,
+			     unsigned int of)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "%s (%u of them exact)", what, rule->exact);
+	dw_bound(line, rule->n, of, DW_MAX_NO_CFI_PERMILLE);
+	SF_CHECK(rule->exact == rule->n, "%u of %u samples %s: exact that far (first not: %s)",
+		 rule->exact, rule->n, what, rule->first);
 }
 
 /*
@@ -1218,7 +1236,7 @@ int main(int argc, char **argv)
 		}
 	}
 	left = t.startup + t.plt + t.no_cfi + t.short_ + t.module + t.resolver + t.pltgot +
-	       t.caller_no_cfi + t.not_call;
+	       t.caller_no_cfi.n + t.not_call.n;
 	sf_note("%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u past the buffer), %u compared, %u through objects without SFrame (%u of them exact%s), %u to _start without main; %u left out:",
 		mode, dw_audit ? " under the audit module" : "", round,
 		(unsigned long long)attr.sample_period / 1000, samples, dw_lost,
@@ -1242,20 +1260,9 @@ int main(int argc, char **argv)
 	if (dw_audit)
 		dw_bound("through the audit module's own code (its namespace, not registered)",
 			 t.module, t.script, DW_MAX_MODULE_PERMILLE);
-	snprintf(what, sizeof(what),
-		 "compared down to a caller whose call site no FDE describes, where the walk ends (%u of them exact)",
-		 t.caller_no_cfi_exact);
-	dw_bound(what, t.caller_no_cfi, t.script, DW_MAX_NO_CFI_PERMILLE);
-	SF_CHECK(t.caller_no_cfi_exact == t.caller_no_cfi,
-		 "%u of %u samples through a caller no FDE describes exact down to it (first: %s)",
-		 t.caller_no_cfi_exact, t.caller_no_cfi, t.inexact);
-	snprintf(what, sizeof(what),
-		 "with a frame of DWARF's no call instruction left, compared above it (%u of them exact)",
-		 t.not_call_exact);
-	dw_bound(what, t.not_call, t.script, DW_MAX_NO_CFI_PERMILLE);
-	SF_CHECK(t.not_call_exact == t.not_call,
-		 "%u of %u samples with a frame of DWARF's no call left exact above it (first: %s)",
-		 t.not_call_exact, t.not_call, t.inexact);
+	dw_bound_down_to(DW_CALLER_NO_CFI, &t.caller_no_cfi, t.script);
+	dw_bound_down_to("with a frame of DWARF's no call instruction left, compared above it",
+			 &t.not_call, t.script);
 	/* The call decoder knows every call the program and its libraries make */
 	if (SF_CHECK(t.calls_checked && !t.calls_missed,
 		     "%u of %u return addresses of exact stacks not after a call instruction",

@@ -152,6 +152,7 @@ static struct {
 static bool st_quiet;
 static unsigned long st_max_steps;
 /* --trace FROM TO; the breakpoint that made the last stop, or 0 (s390x) */
+static bool st_tracing;
 static unsigned long st_trace_from, st_trace_to;
 static unsigned long st_last_hit;
 static double st_min_exact;
@@ -975,7 +976,7 @@ static void st_trace(pid_t pid, const struct st_regs *o, const unsigned char *co
 	char from[128], to[128], ra[128];
 	unsigned int i, len = ST_INSN_MAX;
 
-	if (st.steps < st_trace_from || st.steps > st_trace_to)
+	if (!st_tracing || st.steps < st_trace_from || st.steps > st_trace_to)
 		return;
 #if defined(__s390x__)
 	len = st_insn_len(code);
@@ -1309,6 +1310,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[opt], "--max-steps") && opt + 1 < argc) {
 			st_max_steps = strtoul(argv[++opt], NULL, 0);
 		} else if (!strcmp(argv[opt], "--trace") && opt + 2 < argc) {
+			st_tracing = true;
 			st_trace_from = strtoul(argv[++opt], NULL, 0);
 			st_trace_to = strtoul(argv[++opt], NULL, 0);
 		} else if (!strcmp(argv[opt], "--name") && opt + 1 < argc) {
@@ -1332,7 +1334,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (opt + 1 >= argc || strcmp(argv[opt], "--") || !every) {
-		fprintf(stderr, "usage: sf-step [--every N] [--bind-now] [--quiet] [--attach OBJECT SECTION]... [--attach-dir ELFDIR SFRAMEDIR]... [--name NAME] [--min-exact PCT] [--max-steps N] [--trace FROM TO] -- PROGRAM [ARG...]\n");
+		fputs("usage: sf-step [--every N] [--bind-now] [--quiet]\n"
+		      "               [--attach OBJECT SECTION]... [--attach-dir ELFDIR SFRAMEDIR]...\n"
+		      "               [--name NAME]\n"
+		      "               [--min-exact PCT] [--max-steps N] [--trace FROM TO]\n"
+		      "               -- PROGRAM [ARG...]\n", stderr);
 		return 2;
 	}
 	if (sf_failed)
