@@ -650,7 +650,7 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 {
 	struct dw_sample *s = dw_find(time);
 	unsigned int main_at, adjusted = 0, i;
-	bool exact;
+	bool exact, startup;
 
 	t->script++;
 	if (!s || !s->have) {
@@ -712,18 +712,22 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 		return;
 	}
 	/*
-	 * A caller in the program whose call site no FDE of its file
-	 * describes (Debian's crtstuff gives __do_global_dtors_aux no CFI, and it calls
-	 * __cxa_finalize at exit): SFrame's walk ends at that frame, by the
-	 * rule that frame pointers guess nothing in an object with SFrame;
-	 * DWARF went on by libdw's guess.  Decided by DWARF's stack and the
-	 * file's .eh_frame: SFrame's must be DWARF's down to that frame, and
-	 * end there.  Not when a frame above it is in an object without
-	 * SFrame (the C library without the module): those are compared
-	 * below, as every stack through such an object is.
+	 * A caller whose call site no FDE of its file describes (Debian's
+	 * crtstuff gives __do_global_dtors_aux no CFI, in the program and in
+	 * every library, and it calls __cxa_finalize at exit): SFrame's walk
+	 * ends at that frame, by the rule that frame pointers guess nothing
+	 * in an object with SFrame; DWARF went on by libdw's guess.  Decided
+	 * by DWARF's stack and the file's .eh_frame: SFrame's must be DWARF's
+	 * down to that frame, and end there.  Not when a frame above it is in
+	 * an object without SFrame (the C library without the module): those
+	 * are compared below, as every stack through such an object is; nor,
+	 * outside the program, in the start-up left out below by time
+	 * (ld.so's _start has no CFI either, and calls before the module is
+	 * ready).
 	 */
+	startup = main_at == nd && s->time < dw_started;
 	for (i = 1; i < nd && (main_at == nd || i <= main_at); i++) {
-		if (strcmp(d[i].dso, dw_program) || !dw_without_cfi(d[i].ip - 1))
+		if ((startup && strcmp(d[i].dso, dw_program)) || !dw_without_cfi(d[i].ip - 1))
 			continue;
 		if (!dw_audit && !dw_frames_have_sframe(d, i))
 			break;
@@ -737,7 +741,7 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	 * a signed address is compared that far, SFrame's going on to the
 	 * program's entry; the rest are DWARF's own failures.
 	 */
-	if (main_at == nd && s->time < dw_started) {
+	if (startup) {
 		t->startup++;
 		return;
 	}
