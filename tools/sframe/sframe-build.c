@@ -522,13 +522,76 @@ static int sg_build_plt(struct sframe_gen *gen, const struct cfi_state *st, uint
 	return sg_add_fde(gen, &fde);
 }
 
-/* One .eh_frame FDE's rows, into one or two SFrame FDEs */
+/*
+ * s390x: GCC keeps a leaf-like function's caller's r15 in a floating-point
+ * register (ldgr %f0,%r15) and may, in an epilogue, put the CFA back at
+ * r15 + 160 some instructions before the lgdr %r15,%f0 that restores r15
+ * (Debian's sqlite3, GCC 14): in those rows the CFA is off by the frame's
+ * size, and a walk from them reads a stale slot for its caller.  Told by
+ * the rules alone: once a row has moved the CFA above the entry's while
+ * r15 is kept in a register, a later row that puts it back at the entry's
+ * with r15 still kept there contradicts itself.  Such rows are refused
+ * one by one (sg_build_rows() leaves a gap, and a walk ends there).
+ * @raised carries from row to row: the register r15 is kept in since the
+ * CFA was moved up, or 0.
+ */
+static bool sg_row_refused(const struct sframe_gen *gen, const struct cfi_row *rows,
+			   unsigned int i, unsigned int *raised)
+{
+	const struct cfi_state *st = &rows[i].st;
+	bool from_sp = st->cfa.kind == CFI_CFA_REG && st->cfa.reg == gen->sp_reg;
+	int64_t entry = rows[0].st.cfa.off;
+
+	if (gen->arch != SFRAME_GEN_S390X || st->sp.kind != CFI_REG || !from_sp ||
+	    rows[0].st.cfa.kind != CFI_CFA_REG || rows[0].st.cfa.reg != gen->sp_reg) {
+		*raised = 0;
+		return false;
+	}
+	if (*raised && *raised != st->sp.reg + 1U)
+		*raised = 0;
+	if (st->cfa.off > entry)
+		*raised = st->sp.reg + 1U;
+	return *raised && st->cfa.off == entry;
+}
+
+/*
+ * Rows [0, @n) of an FDE starting at @start, [@start, @start + @size), as
+ * SFrame FDEs: one, or one per run of rows between those refused, the
+ * code of a refused row in none.
+ */
+static int sg_build_rows(struct sframe_gen *gen, const struct cfi_row *rows, unsigned int n,
+			 uint64_t start, uint64_t size, uint8_t fde_info,
+			 struct sframe_gen_stats *stats)
+{
+	unsigned int from = 0, raised = 0, i;
+	int ret;
+
+	for (i = 0; i <= n; i++) {
+		uint64_t end;
+
+		if (i < n && !sg_row_refused(gen, rows, i, &raised))
+			continue;
+		end = i < n ? rows[i].start : size;
+		if (i < n)
+			stats->rows_refused++;
+		if (from < i && end > rows[from].start) {
+			ret = sg_build_inc(gen, rows, from, i, start + rows[from].start,
+					   end - rows[from].start, fde_info, stats);
+			if (ret)
+				return ret;
+		}
+		from = i + 1;
+	}
+	return 0;
+}
+
+/* One .eh_frame FDE's rows, into SFrame FDEs: their own, and a PLT's */
 static int sg_build_fde(struct sframe_gen *gen, const struct eh_cie *cie,
 			const struct eh_fde *efde, const struct cfi_rows *rows,
 			struct sframe_gen_stats *stats)
 {
 	unsigned int n = rows->n, plt = n, i, fdes = gen->num_fdes, fres = gen->num_fres;
-	unsigned int flex = stats->fdes_flex;
+	unsigned int flex = stats->fdes_flex, refused = stats->rows_refused;
 	uint8_t info = 0;
 	uint64_t split;
 	int ret;
@@ -550,7 +613,7 @@ static int sg_build_fde(struct sframe_gen *gen, const struct eh_cie *cie,
 	split = plt < n ? rows->rows[plt].start : efde->pc_range;
 	ret = 0;
 	if (plt > 0)
-		ret = sg_build_inc(gen, rows->rows, 0, plt, efde->pc_begin, split, info, stats);
+		ret = sg_build_rows(gen, rows->rows, plt, efde->pc_begin, split, info, stats);
 	if (!ret && plt < n)
 		ret = sg_build_plt(gen, &rows->rows[plt].st, efde->pc_begin + split,
 				   efde->pc_range - split, info);
@@ -559,6 +622,7 @@ static int sg_build_fde(struct sframe_gen *gen, const struct eh_cie *cie,
 		gen->num_fdes = fdes;
 		gen->num_fres = fres;
 		stats->fdes_flex = flex;
+		stats->rows_refused = refused;
 		if (ret == -EOPNOTSUPP)
 			sg_reason(stats, "FDE at %#zx: a rule SFrame cannot express", efde->off);
 	}

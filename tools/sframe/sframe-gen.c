@@ -397,6 +397,7 @@ static void print_stats(const struct sframe_gen *gen, const struct sframe_gen_st
 	       (unsigned long long)st->bytes_skipped);
 	printf("fdes bad:        %u\n", st->fdes_bad);
 	printf("fres:            %u\n", st->fres);
+	printf("rows refused:    %u (their code in no FDE)\n", st->rows_refused);
 	printf("section:         %zu bytes at %#llx\n", sframe_gen_size(gen),
 	       (unsigned long long)addr);
 	printf("text described:  %llu of %llu bytes (%.1f%%)\n",

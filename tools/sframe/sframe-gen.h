@@ -88,10 +88,12 @@ struct sframe_gen_input {
  * @fdes_kept: of those, FDEs of the object's own section (@sframe).
  * @fdes_covered: DWARF FDEs left out because a kept FDE covers their code.
  * @fdes_flex: of those, SFRAME_FDE_TYPE_FLEX.
- * @fdes_skipped: FDEs with a rule SFrame cannot express; the walker falls
- *	back to frame pointers in their code.
+ * @fdes_skipped: FDEs with a rule SFrame cannot express; a walk ends in
+ *	their code.
  * @fdes_bad: FDEs left out because they (or their CIE) are malformed.
  * @fres: SFrame FREs written.
+ * @rows_refused: rows of FDEs written that contradict themselves (s390x:
+ *	the CFA back at the entry's before r15 is), their code left out.
  * @bytes_described: code bytes that FDEs written cover.
  * @bytes_skipped: code bytes of the FDEs skipped.
  * @reason: why the first FDE skipped or bad was, "" if none.
@@ -106,6 +108,7 @@ struct sframe_gen_stats {
 	unsigned int	fdes_skipped;
 	unsigned int	fdes_bad;
 	unsigned int	fres;
+	unsigned int	rows_refused;
 	uint64_t	bytes_described;
 	uint64_t	bytes_skipped;
 	char		reason[128];

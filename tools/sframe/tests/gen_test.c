@@ -661,6 +661,34 @@ static void test_s390(void)
 	conv_free(&c);
 
 	/*
+	 * r15 kept in %f0, the frame 168 bytes: GCC's epilogue puts the CFA
+	 * back at r15 + 160 eight bytes before the lgdr that restores r15
+	 * (Debian's sqlite3).  Those rows go, the rest of the function stays;
+	 * where CFA and r15 come back together, nothing goes.
+	 */
+	begin("s390x: an epilogue's CFA back before r15 is: its rows refused", true);
+	cie = s390_cie();
+	FDE(cie, 0x7000, 0x40, 0x44, 0x09, 15, 16, 0x44, 0x0e, 0xc8, 0x02, 0x50, 0x0a,
+	    0x0e, 0xa0, 0x01, 0x48, 0xcf, 0x46, 0x0b);
+	FDE(cie, 0x8000, 0x40, 0x44, 0x09, 15, 16, 0x44, 0x0e, 0xc8, 0x02, 0x50, 0x0a,
+	    0xcf, 0x0e, 0xa0, 0x01, 0x46, 0x0b);
+	if (convert(&c, SFRAME_GEN_S390X)) {
+		expect(&c, 0x7004, F(R_SP(160), R_SAME, R_SAME));
+		expect(&c, 0x7008, F(R_SP(328), R_SAME, R_SAME));
+		expect(&c, 0x7017, F(R_SP(328), R_SAME, R_SAME));
+		expect_none(&c, 0x7018);
+		expect_none(&c, 0x701f);
+		expect(&c, 0x7020, F(R_SP(160), R_SAME, R_SAME));
+		expect(&c, 0x7026, F(R_SP(328), R_SAME, R_SAME));
+		expect(&c, 0x703f, F(R_SP(328), R_SAME, R_SAME));
+		expect(&c, 0x8018, F(R_SP(160), R_SAME, R_SAME));
+		expect(&c, 0x8026, F(R_SP(328), R_SAME, R_SAME));
+		expect_counts(&c, 3, 0, 0, 0);
+		CHECK(c.st.rows_refused == 1, "%u rows refused", c.st.rows_refused);
+	}
+	conv_free(&c);
+
+	/*
 	 * glibc's __fentry__: the CIE names r0 as the RA column, so the RA is
 	 * in r0 until r0 is saved at CFA - 208 (a flex rule either way).
 	 */

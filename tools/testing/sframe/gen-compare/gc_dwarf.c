@@ -41,6 +41,7 @@ static const char *const nx_names[GC_NX_COUNT] = {
 	[GC_NX_PAUTH_PC] = "pauth-lr",
 	[GC_NX_SP_ELSEWHERE] = "sp-elsewhere",
 	[GC_NX_RA_ABOVE_CFA] = "ra-above-cfa",
+	[GC_NX_CFA_BEFORE_SP] = "cfa-before-sp",
 	[GC_NX_ORACLE] = "oracle-mismatch",
 };
 
@@ -737,6 +738,7 @@ struct seg {
 	u64				pc, next;
 	unsigned int			nx;
 	struct unwind_user_frame	f;
+	struct cell			sp;
 };
 
 static bool ra_above_cfa(const struct unwind_user_frame *f)
@@ -775,6 +777,38 @@ static void shift_cfa(struct seg *s, s32 shift, const struct gc_abi *abi)
 		s->nx = GC_NX_RA_ABOVE_CFA;
 }
 
+/*
+ * s390x: a row whose CFA is back at the FDE's first CFA (r15 + 160) while
+ * the caller's r15 is still kept in the register it was kept in when an
+ * earlier row moved the CFA up: GCC's epilogue CFI ahead of its lgdr.
+ * The frame's size is missing from such a CFA, so no rule of it is one
+ * to express.
+ */
+static void cfa_before_sp(const struct parser *p, struct seg *segs, size_t n)
+{
+	const struct unwind_user_frame *first = &segs[0].f;
+	u32 kept = 0;
+	size_t i;
+
+	if (p->abi != gc_abi(GC_S390X) || !n || segs[0].nx || first->outermost ||
+	    first->cfa.base != UNWIND_USER_BASE_SP || first->cfa.deref)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct unwind_user_frame *f = &segs[i].f;
+
+		if (segs[i].nx || f->outermost || f->cfa.base != UNWIND_USER_BASE_SP ||
+		    f->cfa.deref || segs[i].sp.kind != CK_R ||
+		    (kept && kept != segs[i].sp.reg + 1)) {
+			kept = 0;
+			continue;
+		}
+		if (f->cfa.offset > first->cfa.offset)
+			kept = segs[i].sp.reg + 1;
+		else if (kept && f->cfa.offset == first->cfa.offset)
+			segs[i].nx = GC_NX_CFA_BEFORE_SP;
+	}
+}
+
 /* An FDE's rows: the table's and the raw listing's breakpoints merged */
 static void fde_rows(struct parser *p, const struct itable *fde, const struct itable *cie)
 {
@@ -810,9 +844,11 @@ static void fde_rows(struct parser *p, const struct itable *fde, const struct it
 		segs[nsegs].next = next;
 		segs[nsegs].nx = make_rule(p, rcie, &t->rows[i], &raw->snaps[j].st,
 					   &segs[nsegs].f);
+		segs[nsegs].sp = t->rows[i].sp;
 		nsegs++;
 		pc = next;
 	}
+	cfa_before_sp(p, segs, nsegs);
 	shift = pushed_before_entry(p, segs, nsegs);
 	for (k = 0; k < nsegs; k++) {
 		shift_cfa(&segs[k], shift, p->abi);

@@ -24,6 +24,7 @@ enum gc_nx {
 	GC_NX_PAUTH_PC,		/* DW_CFA_AARCH64_negate_ra_state_with_pc (PAuth_LR) */
 	GC_NX_SP_ELSEWHERE,	/* the caller's SP in a register, the CFA on another */
 	GC_NX_RA_ABOVE_CFA,	/* aarch64: RA at or above a CFA not on SP */
+	GC_NX_CFA_BEFORE_SP,	/* s390x: CFA back at the entry's, r15 not yet restored */
 	GC_NX_ORACLE,		/* the table and the raw listing disagree */
 	GC_NX_COUNT,
 };

@@ -178,13 +178,17 @@ static void report_fdes(const struct gc_dwarf *d, const struct fde_acc *acc)
 
 /*
  * Rules gas 2.47 writes though SFrame cannot say what DWARF says: it
- * truncates an s390x CFA offset that is no multiple of 8, and ignores
- * x86_64's .cfi_same_value %rip.  Known, counted apart, and nothing else.
+ * truncates an s390x CFA offset that is no multiple of 8, ignores
+ * x86_64's .cfi_same_value %rip, and writes GCC's s390x epilogue rows
+ * whose CFA is back before r15 is as they stand (a walk from them reads a
+ * stale slot: gas has no way to know).  Known, counted apart, and
+ * nothing else.
  */
 static bool gas_known_nx(const struct gc_abi *abi, enum gc_nx nx)
 {
 	return (abi->cfa_align > 1 && nx == GC_NX_CFA_ALIGN) ||
-	       (abi->fixed_ra && nx == GC_NX_RA_UNCHANGED);
+	       (abi->fixed_ra && nx == GC_NX_RA_UNCHANGED) ||
+	       nx == GC_NX_CFA_BEFORE_SP;
 }
 
 static int compare(const char *path, const char *interp, const char *raw, bool use_gen)
