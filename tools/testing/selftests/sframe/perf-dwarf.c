@@ -723,10 +723,13 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	 * are compared below, as every stack through such an object is; nor,
 	 * outside the program, in the start-up left out below by time
 	 * (ld.so's _start has no CFI either, and calls before the module is
-	 * ready).
+	 * ready); nor from the audit module's own frames on, which are the
+	 * tool's (left out below).
 	 */
 	startup = main_at == nd && s->time < dw_started;
 	for (i = 1; i < nd && (main_at == nd || i <= main_at); i++) {
+		if (dw_audit && (!strcmp(d[i].dso, dw_audit) || !strcmp(d[i - 1].dso, dw_audit)))
+			break;
 		if ((startup && strcmp(d[i].dso, dw_program)) || !dw_without_cfi(d[i].ip - 1))
 			continue;
 		if (!dw_audit && !dw_frames_have_sframe(d, i))
