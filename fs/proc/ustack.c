@@ -210,6 +210,8 @@ static int ustack_seq_show(struct seq_file *m, void *v)
 		/* Its own file, kept across exec(): not the image it was opened on */
 		ret = -ESRCH;
 	} else {
+		/* The first walk of a process registers its sections first. */
+		sframe_want_current();
 		unwind_user_start(&walk, false);
 		ret = ustack_show(m, &walk);
 	}

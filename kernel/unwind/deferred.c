@@ -14,6 +14,7 @@
 #include <linux/percpu.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
+#include <linux/sframe_mm.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
 #include <linux/task_work.h>
@@ -134,6 +135,8 @@ int unwind_user_faultable(struct unwind_stacktrace *trace)
 		trace->nr = cache->nr_entries;
 		return 0;
 	}
+	/* The first walk of a process registers its sections first. */
+	sframe_want_current();
 	unwind_user(trace, cache->max_entries);
 	cache->nr_entries = trace->nr;
 	cache->walked = true;

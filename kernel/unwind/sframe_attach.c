@@ -456,7 +456,7 @@ static void sframe_attached_add(struct mm_struct *mm,
 {
 	const struct sframe_elf_segment *seg;
 	unsigned long bias, text;
-	struct sframe_add add;
+	struct sframe_new_section add;
 
 	seg = sframe_attach_segment(info, a->l.text_vaddr, a->l.text_size);
 	if (!seg)
@@ -466,7 +466,7 @@ static void sframe_attached_add(struct mm_struct *mm,
 	text = bias + a->l.text_vaddr;
 	if (max(text, vm_start) >= min(text + a->l.text_size, vm_end))
 		return;
-	add = (struct sframe_add){
+	add = (struct sframe_new_section){
 		.sframe_start = bias + a->l.sframe_vaddr,
 		.sframe_size = a->held->held.len,
 		.seg_start = text,

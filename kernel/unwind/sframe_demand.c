@@ -16,56 +16,16 @@
  *    ftrace in an interrupt or NMI, which reads only what is registered
  *    and resident) walks by frame pointers as before and asks the
  *    deferred unwinder to register them before the task returns to user
- *    space.
+ *    space (sframe_demand_nofault.c).
+ * The walker registers nothing itself: its callers ask here first (the
+ * deferred unwinder, /proc/<pid>/ustack, the tracers' nofault walk).
  * From then on, the mmap hooks register what it maps, until exec replaces
  * the address space.  Explicit registrations (prctl()) need none of this.
  */
-#include <linux/atomic.h>
-#include <linux/hardirq.h>
-#include <linux/init.h>
 #include <linux/mm_types.h>
 #include <linux/sched.h>
-#include <linux/unwind_deferred.h>
 
 #include "sframe_registry.h"
-
-/* perf events and BPF programs that take user callchains */
-static atomic_t sframe_consumers = ATOMIC_INIT(0);
-
-/* Registers a process's sections for its first walk in interrupt or NMI */
-static struct unwind_work sframe_want_work;
-static bool sframe_want_work_ready __ro_after_init;
-
-/**
- * sframe_consumer_get() - a consumer of user stacks comes
- *
- * From now until the matching sframe_consumer_put(), every new address
- * space registers its files' sections as they are mapped, so that a
- * profiled program's first samples have them.
- *
- * Context: Any.
- */
-void sframe_consumer_get(void)
-{
-	atomic_inc(&sframe_consumers);
-}
-
-/**
- * sframe_consumer_put() - a consumer of user stacks goes
- *
- * Address spaces wanted meanwhile stay wanted.
- *
- * Context: Any.
- */
-void sframe_consumer_put(void)
-{
-	atomic_dec(&sframe_consumers);
-}
-
-bool sframe_consumers_present(void)
-{
-	return atomic_read(&sframe_consumers) > 0;
-}
 
 /**
  * sframe_want_current() - the current task's user stack is to be walked,
@@ -115,48 +75,3 @@ void sframe_want_task(struct task_struct *task, struct mm_struct *mm)
 	if (!test_and_set_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
 		sframe_register_task_mm(task, mm);
 }
-
-/**
- * sframe_want_current_nofault() - the current task's user stack is to be
- *	walked, in interrupt or NMI context
- *
- * The first call for an address space asks the deferred unwinder to
- * register its sections before the task returns to user space: this walk
- * goes without them.  Later calls cost a bit test.
- *
- * Context: Any, NMI included, with current a user task.
- */
-void sframe_want_current_nofault(void)
-{
-	struct mm_struct *mm = current->mm;
-	u64 cookie;
-
-	if (!mm || (current->flags & (PF_KTHREAD | PF_EXITING)) ||
-	    test_bit(SFRAME_MM_WANTED, &mm->sframe_flags))
-		return;
-	if (!READ_ONCE(sframe_want_work_ready) ||
-	    (in_nmi() && !IS_ENABLED(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG)))
-		return;
-	unwind_deferred_request(&sframe_want_work, &cookie);
-}
-
-/*
- * The deferred walk that serves this request has registered the sections
- * already (unwind_user_start() may sleep there): this is for the record.
- */
-static void sframe_want_deferred(struct unwind_work *work,
-				 struct unwind_stacktrace *trace, u64 cookie)
-{
-	sframe_want_current();
-}
-
-static int __init sframe_demand_init(void)
-{
-	int ret = unwind_deferred_init(&sframe_want_work, sframe_want_deferred);
-
-	/* Without it a process is wanted at its first walk that may sleep. */
-	if (!ret)
-		sframe_want_work_ready = true;
-	return ret;
-}
-core_initcall(sframe_demand_init);

@@ -12,6 +12,7 @@
  * mmap() of the whole file, or exec's mapping of every segment, has put
  * the section's data in place too.
  */
+#include <linux/atomic.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -24,6 +25,35 @@
 #include "sframe_attach.h"
 #include "sframe_elf.h"
 #include "sframe_registry.h"
+
+/* perf events and BPF programs that take user callchains */
+static atomic_t sframe_consumers = ATOMIC_INIT(0);
+
+/**
+ * sframe_consumer_get() - a consumer of user stacks comes
+ *
+ * From now until the matching sframe_consumer_put(), every new address
+ * space registers its files' sections as they are mapped, so that a
+ * profiled program's first samples have them (sframe_mm_init()).
+ *
+ * Context: Any.
+ */
+void sframe_consumer_get(void)
+{
+	atomic_inc(&sframe_consumers);
+}
+
+/**
+ * sframe_consumer_put() - a consumer of user stacks goes
+ *
+ * Address spaces wanted meanwhile stay wanted.
+ *
+ * Context: Any.
+ */
+void sframe_consumer_put(void)
+{
+	atomic_dec(&sframe_consumers);
+}
 
 struct sframe_mmap_work {
 	struct callback_head	work;
@@ -50,7 +80,7 @@ static void sframe_register_mapping(struct mm_struct *mm,
 {
 	unsigned long seg_start, seg_end, bias;
 	struct sframe_elf_info info;
-	struct sframe_add add;
+	struct sframe_new_section add;
 	unsigned int i;
 
 	if (sframe_elf_info(map->file, &info))
@@ -73,7 +103,7 @@ static void sframe_register_mapping(struct mm_struct *mm,
 			continue;
 		/* Wrapping is harmless here: the reader refuses such sections. */
 		bias = seg_start - seg->vaddr;
-		add = (struct sframe_add){
+		add = (struct sframe_new_section){
 			.file = map->file,
 			.file_base = map->file_base,
 			.sframe_start = bias + info.sframe_vaddr,
@@ -139,13 +169,13 @@ void sframe_register_mm(struct mm_struct *mm)
 	sframe_vdso_register_mm(mm);
 }
 
-/* A mapping that may hold a registered section: see sframe_populate_range() */
-static void sframe_populate_work(struct callback_head *head)
+/* A mapping that may hold a registered section: see sframe_fault_in_range() */
+static void sframe_fault_in_work(struct callback_head *head)
 {
 	struct sframe_mmap_work *w = container_of(head, struct sframe_mmap_work, work);
 
 	if (current->mm && !(current->flags & PF_EXITING))
-		sframe_populate_range(current->mm, w->start, w->end);
+		sframe_fault_in_range(current->mm, w->start, w->end);
 	kfree(w);
 }
 
@@ -192,7 +222,7 @@ void sframe_register_task_mm(struct task_struct *task, struct mm_struct *mm)
 {
 	sframe_register_mm(mm);
 	if (rcu_access_pointer(mm->sframe_table))
-		sframe_queue_task(task, 0, ULONG_MAX, sframe_populate_work);
+		sframe_queue_task(task, 0, ULONG_MAX, sframe_fault_in_work);
 }
 
 /**
@@ -221,7 +251,7 @@ void sframe_mmap(struct vm_area_struct *vma, unsigned long start,
 		    sframe_attached_any(vma->vm_file))
 			sframe_queue(vma->vm_mm, start, end, sframe_mmap_work);
 	} else if (sframe_has_file(vma->vm_mm, vma->vm_file)) {
-		sframe_queue(vma->vm_mm, start, end, sframe_populate_work);
+		sframe_queue(vma->vm_mm, start, end, sframe_fault_in_work);
 	}
 }
 
@@ -266,5 +296,79 @@ void sframe_fork(struct task_struct *p, unsigned long clone_flags)
 	if (clone_flags & CLONE_VM || !p->mm ||
 	    !rcu_access_pointer(p->mm->sframe_table))
 		return;
-	sframe_queue_task(p, 0, ULONG_MAX, sframe_populate_work);
+	sframe_queue_task(p, 0, ULONG_MAX, sframe_fault_in_work);
+}
+
+/**
+ * sframe_munmap() - hook: [@start, @end) of @mm is being unmapped
+ * @mm: the address space, mmap lock held for writing.
+ * @start: start of the range.
+ * @end: end of the range.
+ */
+void sframe_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	if (rcu_access_pointer(mm->sframe_table))
+		sframe_remove_range(mm, start, end, true);
+}
+
+/**
+ * sframe_mm_init() - hook: a new mm starts without sections
+ * @mm: the address space, not yet in use.
+ *
+ * It registers its files' sections as they are mapped if something may
+ * take user stacks now (see sframe_demand.c); a forked child's follows
+ * its parent's instead (sframe_dup_mm()).
+ */
+void sframe_mm_init(struct mm_struct *mm)
+{
+	RCU_INIT_POINTER(mm->sframe_table, NULL);
+	mm->sframe_flags = atomic_read(&sframe_consumers) > 0 ? BIT(SFRAME_MM_WANTED) : 0;
+}
+
+/*
+ * What dup_mmap() did not give the child (VM_DONTCOPY), or gave it only
+ * as zeros (VM_WIPEONFORK), is gone from the child as if unmapped: its
+ * text and the sections whose data lay there.
+ */
+static void sframe_remove_uncopied(struct mm_struct *oldmm, struct mm_struct *mm)
+{
+	VMA_ITERATOR(vmi, oldmm, 0);
+	struct vm_area_struct *vma;
+
+	for_each_vma(vmi, vma) {
+		if (vma->vm_flags & (VM_DONTCOPY | VM_WIPEONFORK))
+			sframe_remove_range(mm, vma->vm_start, vma->vm_end, true);
+	}
+}
+
+/**
+ * sframe_dup_mm() - hook: give a forked child copies of the parent's sections
+ * @oldmm: the parent's address space, mmap lock held for writing.
+ * @mm: the child's, its mappings copied, mmap lock held for writing.
+ *
+ * The child gets the sections of what it has of the parent's memory.
+ *
+ * Return: 0, or -ENOMEM (the fork fails).
+ */
+int sframe_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
+{
+	int ret;
+
+	RCU_INIT_POINTER(mm->sframe_table, NULL);
+	/* The child maps what its parent would have registered: so does it. */
+	if (test_bit(SFRAME_MM_WANTED, &oldmm->sframe_flags))
+		set_bit(SFRAME_MM_WANTED, &mm->sframe_flags);
+	ret = sframe_registry_dup(oldmm, mm);
+	if (!ret && rcu_access_pointer(mm->sframe_table))
+		sframe_remove_uncopied(oldmm, mm);
+	return ret;
+}
+
+/**
+ * sframe_free_mm() - hook: release every section of a dying address space
+ * @mm: the address space, no longer used by any task.
+ */
+void sframe_free_mm(struct mm_struct *mm)
+{
+	sframe_registry_free(mm);
 }

@@ -20,7 +20,7 @@ static int sframe_register_user(struct sframe_registration __user *ureg)
 {
 	struct sframe_registration reg;
 	u64 sframe_end, text_end;
-	struct sframe_add add;
+	struct sframe_new_section add;
 	u32 size;
 	int ret;
 
@@ -38,7 +38,7 @@ static int sframe_register_user(struct sframe_registration __user *ureg)
 	    check_add_overflow(reg.sframe_start, reg.sframe_size, &sframe_end) ||
 	    check_add_overflow(reg.text_start, reg.text_size, &text_end))
 		return -EINVAL;
-	add = (struct sframe_add){
+	add = (struct sframe_new_section){
 		.sframe_start = reg.sframe_start,
 		.sframe_size = reg.sframe_size,
 		.seg_start = reg.text_start,

@@ -130,7 +130,7 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
 #endif
 
 /**
- * struct sframe_add - a section to register
+ * struct sframe_new_section - a section to register
  * @file: the ELF file whose mapping holds the text; NULL for prctl() and
  *	the vDSO.
  * @file_base: for @file: the address of its offset 0 in the mapping.
@@ -148,7 +148,7 @@ unsigned int sframe_mm_ranges(struct mm_struct *mm,
  *	index's kernel copy, and @sframe_start only where it would lie (nothing
  *	needs to be mapped there).
  */
-struct sframe_add {
+struct sframe_new_section {
 	struct file	*file;
 	unsigned long	file_base;
 	unsigned long	sframe_start;
@@ -162,18 +162,19 @@ struct sframe_add {
 	struct sframe_shared *held;
 };
 
-int sframe_add_section(struct mm_struct *mm, const struct sframe_add *add);
+int sframe_add_section(struct mm_struct *mm, const struct sframe_new_section *add);
 bool sframe_has_file(struct mm_struct *mm, const struct file *file);
-void sframe_populate_range(struct mm_struct *mm, unsigned long start,
+void sframe_fault_in_range(struct mm_struct *mm, unsigned long start,
 			   unsigned long end);
 int sframe_remove_explicit(struct mm_struct *mm, unsigned long text_start);
 void sframe_remove_range(struct mm_struct *mm, unsigned long start,
 			 unsigned long end, bool data_gone);
 long sframe_live_sections(void);
 long sframe_private_bytes(void);
+int sframe_registry_dup(struct mm_struct *oldmm, struct mm_struct *mm);
+void sframe_registry_free(struct mm_struct *mm);
 void sframe_register_mm(struct mm_struct *mm);
 void sframe_register_task_mm(struct task_struct *task, struct mm_struct *mm);
-bool sframe_consumers_present(void);
 
 #ifdef CONFIG_UNWIND_USER_SFRAME_VDSO
 void sframe_vdso_register_mm(struct mm_struct *mm);

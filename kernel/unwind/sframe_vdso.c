@@ -126,7 +126,7 @@ VISIBLE_IF_KUNIT int sframe_vdso_add(struct mm_struct *mm, unsigned long start,
 {
 	unsigned long seg_start, seg_end, bias, sframe_start, sframe_end;
 	struct sframe_elf_info info;
-	struct sframe_add add;
+	struct sframe_new_section add;
 	int ret, err = -ENOENT;
 	unsigned int i;
 
@@ -152,7 +152,7 @@ VISIBLE_IF_KUNIT int sframe_vdso_add(struct mm_struct *mm, unsigned long start,
 			err = -ENOEXEC;
 			continue;
 		}
-		add = (struct sframe_add){
+		add = (struct sframe_new_section){
 			.sframe_start = sframe_start,
 			.sframe_size = info.sframe_memsz,
 			.seg_start = seg_start,

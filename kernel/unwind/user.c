@@ -623,8 +623,8 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
  * @nofault: read user memory with page faults disabled (IRQ, NMI); the
  *	caller disables them around the walk.
  *
- * The first walk of a process registers its sections first, or with
- * @nofault asks for that and goes without them (sframe_want_current(),
+ * It registers nothing: a caller that wants a process's files' sections
+ * registered before its first walk asks first (sframe_want_current(),
  * sframe_want_current_nofault()).
  *
  * Context: Task context of a user task.  With @nofault false, a context
@@ -634,10 +634,6 @@ static int unwind_user_start_regs(struct unwind_user_state *state,
  */
 int unwind_user_start(struct unwind_user_state *state, bool nofault)
 {
-	if (nofault)
-		sframe_want_current_nofault();
-	else
-		sframe_want_current();
 	return unwind_user_start_regs(state, current, task_pt_regs(current),
 				      nofault);
 }
@@ -745,9 +741,9 @@ int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries)
  * first.  The stack of a task with no SFrame section, or of a compat task,
  * is left to the tracer's own frame-pointer walker: it costs them one
  * pointer test and they see exactly what they saw before.  So is the
- * first stack of a process never walked before, which has its sections
- * registered before it returns to user space
- * (sframe_want_current_nofault()).
+ * first stack of a process never walked before: the tracer asks first
+ * (sframe_want_current_nofault()) for its sections to be registered
+ * before it returns to user space.
  *
  * Context: Any, NMI included.
  * Return: true if the stack was walked here; false if the caller should
@@ -761,7 +757,6 @@ bool unwind_user_walk_nofault(struct pt_regs *regs,
 	if ((current->flags & PF_KTHREAD) || !current->mm || !user_mode(regs) ||
 	    unwind_user_word_size(current, regs) != sizeof(long))
 		return false;
-	sframe_want_current_nofault();
 	if (!sframe_mm_has_sections(current->mm))
 		return false;
 	pagefault_disable();

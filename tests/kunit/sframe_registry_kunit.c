@@ -125,7 +125,7 @@ static void reg_exit(struct kunit *test)
 
 static int reg_add(struct reg_ctx *ctx, unsigned long start, unsigned long end)
 {
-	struct sframe_add add = {
+	struct sframe_new_section add = {
 		.sframe_start = ctx->sframe,
 		.sframe_size = ctx->size,
 		.seg_start = start,
@@ -344,7 +344,7 @@ static void reg_map_fixed_test(struct kunit *test)
 static unsigned long reg_add_file(struct kunit *test, struct reg_ctx *ctx)
 {
 	unsigned long len = REG_TEXT_PAGES * PAGE_SIZE, t;
-	struct sframe_add add;
+	struct sframe_new_section add;
 	struct file *file;
 
 	file = shmem_kernel_file_setup("sframe-reg-test", len, 0);
@@ -355,7 +355,7 @@ static unsigned long reg_add_file(struct kunit *test, struct reg_ctx *ctx)
 	/* The section's rules name the text it was built for. */
 	ctx->text = t;
 	reg_build(test, ctx, SFRAME_VERSION_3);
-	add = (struct sframe_add){
+	add = (struct sframe_new_section){
 		.file = file, .file_base = t,
 		.sframe_start = ctx->sframe, .sframe_size = ctx->size,
 		.seg_start = t, .seg_end = t + len, .start = t, .end = t + len,
@@ -951,11 +951,11 @@ static unsigned long share_map(struct kunit *test, struct reg_ctx *ctx,
 			       struct file *file)
 {
 	unsigned long t, text_len = REG_TEXT_PAGES * PAGE_SIZE;
-	struct sframe_add add;
+	struct sframe_new_section add;
 
 	t = vm_mmap(file, 0, SHARE_FILE_LEN, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(t));
-	add = (struct sframe_add){
+	add = (struct sframe_new_section){
 		.file = file, .file_base = t,
 		.sframe_start = t + text_len, .sframe_size = ctx->size,
 		.seg_start = t, .seg_end = t + text_len, .start = t, .end = t + text_len,
@@ -1092,7 +1092,7 @@ static void reg_share_too_large_test(struct kunit *test)
 	unsigned long len = text_len + (65UL << 20);
 	struct reg_ctx *ctx = test->priv;
 	long nr = share_count();
-	struct sframe_add add;
+	struct sframe_new_section add;
 	struct file *file;
 
 	file = shmem_kernel_file_setup("sframe-share-big", len, 0);
@@ -1100,7 +1100,7 @@ static void reg_share_too_large_test(struct kunit *test)
 	share_write(test, ctx, file, 0);
 	t = vm_mmap(file, 0, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(t));
-	add = (struct sframe_add){
+	add = (struct sframe_new_section){
 		.file = file, .file_base = t,
 		.sframe_start = t + text_len, .sframe_size = len - text_len,
 		.seg_start = t, .seg_end = t + text_len, .start = t, .end = t + text_len,
@@ -1155,7 +1155,7 @@ static void reg_held_test(struct kunit *test)
 	struct sframe_shared *held;
 	const char *reason = NULL;
 	struct sframe_registration r;
-	struct sframe_add add;
+	struct sframe_new_section add;
 	struct reg_fork_args *a;
 	void *data;
 
@@ -1167,7 +1167,7 @@ static void reg_held_test(struct kunit *test)
 				  text_len, &reason);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(held), "%s", reason);
 	KUNIT_EXPECT_EQ(test, share_count(), nr + 1);
-	add = (struct sframe_add){
+	add = (struct sframe_new_section){
 		.sframe_start = ctx->sframe, .sframe_size = ctx->size,
 		.seg_start = ctx->text, .seg_end = ctx->text + text_len,
 		.start = ctx->text, .end = ctx->text + text_len, .held = held,

@@ -94,7 +94,7 @@ static void uw_section(struct sfb_spec *s)
 static int uw_init(struct kunit *test)
 {
 	struct uw_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	struct sframe_add add = { };
+	struct sframe_new_section add = { };
 	struct sfb_layout l;
 	struct sfb_spec *s;
 	u8 *buf;
@@ -751,7 +751,7 @@ static void uw_nofault_section_test(struct kunit *test)
 	struct uw_ctx *ctx = test->priv;
 	unsigned long sp = ctx->stack + 0x800, cfa = sp + 16 + UW_SP_BIAS;
 	unsigned long text, sframe, fp, size, fp_cfa = sp + 0x100;
-	struct sframe_add add = { };
+	struct sframe_new_section add = { };
 	struct sfb_layout l;
 	struct sfb_spec *s;
 	struct file *file;

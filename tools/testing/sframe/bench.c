@@ -26,6 +26,7 @@
  */
 #define SFRAME_UMEM_INLINE
 #include "sframe_internal.h"
+#include "../../../kernel/unwind/sframe_index.c"
 #include "../../../kernel/unwind/sframe.c"
 
 #include "bench.h"

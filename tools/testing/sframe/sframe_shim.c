@@ -4,6 +4,7 @@
  * then kernel/unwind/sframe.c exactly as the kernel compiles it.
  */
 #include "sframe_internal.h"
+#include "../../../kernel/unwind/sframe_index.c"
 #include "../../../kernel/unwind/sframe.c"
 
 struct sframe_umem_region sframe_umem[SFRAME_UMEM_MAX_REGIONS];

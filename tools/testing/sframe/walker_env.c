@@ -227,19 +227,6 @@ unsigned long walk_lookups(void)
 	return walk_reg.lookups;
 }
 
-/*
- * The walker's one address space has its section registered or not by
- * the test itself: wanting it (kernel/unwind/sframe_demand.c) changes
- * nothing here.
- */
-void sframe_want_current(void)
-{
-}
-
-void sframe_want_current_nofault(void)
-{
-}
-
 bool sframe_mm_has_sections(struct mm_struct *mm)
 {
 	/* A dropped section stays in the table: only lookups skip it. */
