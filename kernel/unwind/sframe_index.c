@@ -214,7 +214,7 @@ static int sframe_reserve(struct sframe_section *sec, void **array, size_t size,
 	if (need <= *room)
 		return 0;
 	if (need > max_n)
-		return sframe_reject(sec, -E2BIG, "too many FDEs to index");
+		return sframe_reject(sec, -EFBIG, "too many FDEs to index");
 	if (need > max_bytes / size)
 		return sframe_reject(sec, -EDQUOT, "FDE index over the allowance");
 	n = max(need, min_t(unsigned int, 2 * *room, max_n));
@@ -382,7 +382,7 @@ static int sframe_index_elements(struct sframe_section *sec,
 	for (;;) {
 		/* Parsed headers fit in 4 GiB: the sum cannot wrap. */
 		if (b->done + elem->num_fdes > SFRAME_MAX_INDEX_FDES)
-			return sframe_reject(sec, -E2BIG, "too many FDEs to index");
+			return sframe_reject(sec, -EFBIG, "too many FDEs to index");
 		before = b->done;
 		ret = sframe_index_element(sec, elem, &b->index, &b->done, &b->room,
 					   max_bytes - b->elem_room * sizeof(*sec->elems),
@@ -396,7 +396,7 @@ static int sframe_index_elements(struct sframe_section *sec,
 		if (!next)
 			return 0;
 		if (++elements > SFRAME_MAX_ELEMENTS)
-			return sframe_reject(sec, -E2BIG, "too many elements");
+			return sframe_reject(sec, -EFBIG, "too many elements");
 		ret = sframe_parse_header(sec, next, end, false, elem);
 		if (ret)
 			return ret;
@@ -542,7 +542,7 @@ static int sframe_section_prepare(struct sframe_section *sec,
  *	may fault and sleep.
  * Return: 0 on success; -EINVAL for a malformed section, -EOPNOTSUPP for
  *	one of a version, byte order, ABI or flags this kernel does not read,
- *	-EFAULT if it cannot be read, -E2BIG or -ENOMEM if it is too large to
+ *	-EFAULT if it cannot be read, -EFBIG or -ENOMEM if it is too large to
  *	index, -EDQUOT if its index would take more than @max_bytes.
  *	@sec->reason says which problem it was.
  */

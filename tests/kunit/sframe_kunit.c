@@ -279,11 +279,11 @@ static void sframe_limits_test(struct kunit *test)
 	size = sframe_many_elements(buf, SFRAME_MAX_ELEMENTS, SFRAME_ABI);
 	KUNIT_EXPECT_EQ(test, sframe_test_limit(test, buf, size, size), 0);
 	size = sframe_many_elements(buf, SFRAME_MAX_ELEMENTS + 1, SFRAME_ABI);
-	KUNIT_EXPECT_EQ(test, sframe_test_limit(test, buf, size, size), -E2BIG);
+	KUNIT_EXPECT_EQ(test, sframe_test_limit(test, buf, size, size), -EFBIG);
 
 	/* The FDE table is fresh anonymous memory: zeros, never read. */
 	size = sframe_big_index_header(buf, SFRAME_MAX_INDEX_FDES + 1, SFRAME_ABI);
-	KUNIT_EXPECT_EQ(test, sframe_test_limit(test, buf, 28, size), -E2BIG);
+	KUNIT_EXPECT_EQ(test, sframe_test_limit(test, buf, 28, size), -EFBIG);
 	kvfree(buf);
 }
 

@@ -173,8 +173,8 @@ struct sframe_fda_v3 {
  * file's section comes back only if the file's text is mapped again.
  *
  * Errors: EINVAL (unknown flags, size below SFRAME_REGISTRATION_SIZE_VER0,
- * an empty or wrapping range), E2BIG (a structure larger than a page,
- * unknown non-zero fields, or a section too large to index), EFAULT (a
+ * an empty or wrapping range), E2BIG (a structure larger than a page, or
+ * unknown non-zero fields), EFBIG (a section too large to index), EFAULT (a
  * range not mapped or the data unreadable), EACCES (text not executable),
  * EEXIST (text overlaps a registration other than the explicit one it
  * replaces, which an attached one is only with SFRAME_REGISTER_REPLACE,

@@ -59,7 +59,8 @@ struct fuzz_run {
 static void check_err(int err)
 {
 	if (err && err != -ENOENT && err != -EINVAL && err != -EFAULT &&
-	    err != -EOPNOTSUPP && err != -E2BIG && err != -ENOMEM && err != -EDQUOT)
+	    err != -EOPNOTSUPP && err != -E2BIG && err != -EFBIG && err != -ENOMEM &&
+	    err != -EDQUOT)
 		__builtin_trap();
 }
 

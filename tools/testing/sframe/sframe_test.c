@@ -56,6 +56,7 @@ static const char *errname(int err)
 	case -EFAULT: return "-EFAULT";
 	case -EOPNOTSUPP: return "-EOPNOTSUPP";
 	case -E2BIG: return "-E2BIG";
+	case -EFBIG: return "-EFBIG";
 	case -ENOMEM: return "-ENOMEM";
 	case -EDQUOT: return "-EDQUOT";
 	}
@@ -261,12 +262,12 @@ static void run_limits(void)
 	if (!ret)
 		sframe_section_release(&sec);
 	size = sframe_many_elements(big, SFRAME_MAX_ELEMENTS + 1, abi);
-	check(init_at(&sec, big, size, 0, 1) == -E2BIG, "too_many_elements");
+	check(init_at(&sec, big, size, 0, 1) == -EFBIG, "too_many_elements");
 
 	/* The FDE table of zeros: starts 16 bytes apart, sizes 0 */
 	memset(big, 0, (SFRAME_MAX_INDEX_FDES + 1) * 16 + 28);
 	size = sframe_big_index_header(big, SFRAME_MAX_INDEX_FDES + 1, abi);
-	check(init_at(&sec, big, size, 0, 1) == -E2BIG, "index_too_big");
+	check(init_at(&sec, big, size, 0, 1) == -EFBIG, "index_too_big");
 	size = sframe_big_index_header(big, SFRAME_MAX_INDEX_FDES, abi);
 	ret = init_at(&sec, big, size, USER_ADDR, USER_ADDR + size);
 	check(ret == 0 && sec.num_fdes == SFRAME_MAX_INDEX_FDES &&
@@ -584,7 +585,8 @@ static char race_want[RACE_PC_END - RACE_PC_FIRST][128];
 static bool documented(int err)
 {
 	return !err || err == -ENOENT || err == -EINVAL || err == -EFAULT ||
-	       err == -EOPNOTSUPP || err == -E2BIG || err == -ENOMEM || err == -EDQUOT;
+	       err == -EOPNOTSUPP || err == -E2BIG || err == -EFBIG || err == -ENOMEM ||
+	       err == -EDQUOT;
 }
 
 static bool frame_sane(const struct unwind_user_frame *f)

@@ -315,7 +315,7 @@ static void sf_test_contents(void)
 	h->fre_len = 0;
 	h->fres_off = SF_TOO_MANY_FDES * sizeof(struct sframe_fde_v3);
 	sf_jit_reg(&reg, (void *)big, n, text, 2 * page);
-	sf_expect("section too large to index", &reg, E2BIG);
+	sf_expect("section too large to index", &reg, EFBIG);
 	munmap((void *)big, n);
 }
 
