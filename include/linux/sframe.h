@@ -4,7 +4,7 @@
 
 #include <linux/types.h>
 #include <linux/unwind_user_types.h>
-#include <uapi/linux/sframe.h>
+#include <linux/sframe_format.h>
 
 struct sframe_index_entry;
 struct sframe_elem_entry;

@@ -22,7 +22,6 @@
 #include <linux/sframe.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <uapi/linux/sframe.h>
 #include <kunit/visibility.h>
 
 #include "sframe_elf.h"

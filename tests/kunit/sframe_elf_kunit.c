@@ -11,7 +11,7 @@
 #include <linux/fs.h>
 #include <linux/pipe_fs_i.h>
 #include <linux/shmem_fs.h>
-#include <uapi/linux/sframe.h>
+#include <linux/sframe_format.h>
 
 #include "../sframe_elf.h"
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uapi/linux/sframe.h>
+#include <linux/sframe_format.h>
 
 #include "cfi.h"
 #include "ehframe.h"

@@ -28,6 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The ELF program header type of .sframe's segment: newer than some <elf.h> */
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME		0x6474e554
+#endif
+
 /**
  * enum sframe_gen_arch - the ABI the section is made for
  * @SFRAME_GEN_X86_64: little endian, CFA on RSP/RBP, RA at CFA - 8.

@@ -9,7 +9,7 @@
  */
 #include <stdarg.h>
 #include <linux/unwind_user.h>
-#include <uapi/linux/sframe.h>
+#include <linux/sframe_format.h>
 #include "walker_oracle.h"
 #include "../../../tests/kunit/sframe_build.h"
 #include "../../../tests/kunit/unwind_user_stubs.h"

@@ -2,7 +2,7 @@
 #ifndef _ASM_ARM64_UNWIND_USER_SFRAME_H
 #define _ASM_ARM64_UNWIND_USER_SFRAME_H
 
-#include <uapi/linux/sframe.h>
+#include <linux/sframe_format.h>
 
 /* The only SFrame ABI a native task of this architecture can use */
 #ifdef CONFIG_CPU_BIG_ENDIAN

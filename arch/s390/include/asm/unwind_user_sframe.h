@@ -2,7 +2,7 @@
 #ifndef _ASM_S390_UNWIND_USER_SFRAME_H
 #define _ASM_S390_UNWIND_USER_SFRAME_H
 
-#include <uapi/linux/sframe.h>
+#include <linux/sframe_format.h>
 
 /* The only SFrame ABI a native task of this architecture can use */
 #define SFRAME_ABI	SFRAME_ABI_S390X_ENDIAN_BIG

@@ -3,7 +3,7 @@
  * The smallest valid SFrame section for one block of JIT code: a header,
  * one FDE covering the whole block and one FRE for its first byte that
  * says "CFA = SP + what a call left there", in the machine's byte order
- * and ABI, laid out by the structures of include/uapi/linux/sframe.h and
+ * and ABI, laid out by the structures of include/linux/sframe_format.h and
  * the format manual (V3: FDE index, then the attribute block before the
  * FREs; V2: one 20-byte FDE).
  */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/sframe.h>
+#include <linux/sframe_format.h>
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554	/* glibc 2.36's elf.h predates it */
