@@ -585,16 +585,49 @@ static int sg_build_rows(struct sframe_gen *gen, const struct cfi_row *rows, uns
 	return 0;
 }
 
+/*
+ * A thread's first function (a program's _start) says so with
+ * DW_CFA_undefined of the RA column, but only after its landing pad (BTI
+ * on arm64, ENDBR64 on x86_64): at that first instruction the CIE's rule
+ * would take the caller from the link register, which holds what the
+ * loader left there, or from the stack, where argc lies.  An FDE whose
+ * second row makes the RA undefined at most one instruction in is the
+ * outermost frame from its first byte.
+ */
+#define SG_LANDING_PAD_BYTES	4
+
+static bool sg_outermost_from_entry(const struct cfi_rows *rows)
+{
+	return rows->n >= 2 && rows->rows[0].st.ra.kind != CFI_UNDEF &&
+	       rows->rows[1].st.ra.kind == CFI_UNDEF &&
+	       rows->rows[1].start - rows->rows[0].start <= SG_LANDING_PAD_BYTES;
+}
+
 /* One .eh_frame FDE's rows, into SFrame FDEs: their own, and a PLT's */
 static int sg_build_fde(struct sframe_gen *gen, const struct eh_cie *cie,
-			const struct eh_fde *efde, const struct cfi_rows *rows,
+			const struct eh_fde *efde, const struct cfi_rows *in,
 			struct sframe_gen_stats *stats)
 {
-	unsigned int n = rows->n, plt = n, i, fdes = gen->num_fdes, fres = gen->num_fres;
+	unsigned int n = in->n, plt = n, i, fdes = gen->num_fdes, fres = gen->num_fres;
 	unsigned int flex = stats->fdes_flex, refused = stats->rows_refused;
+	struct cfi_rows entry = *in;
+	const struct cfi_rows *rows = in;
 	uint8_t info = 0;
 	uint64_t split;
 	int ret;
+
+	/* The landing pad's row dropped: the undefined one from the entry on */
+	if (sg_outermost_from_entry(in)) {
+		entry.rows = malloc((n - 1) * sizeof(*entry.rows));
+		if (!entry.rows)
+			return -ENOMEM;
+		memcpy(entry.rows, in->rows + 1, (n - 1) * sizeof(*entry.rows));
+		entry.rows[0].start = in->rows[0].start;
+		entry.n = n - 1;
+		rows = &entry;
+		n--;
+		plt = n;
+	}
 
 	if (cie->signal)
 		info |= 0x80;
@@ -608,7 +641,8 @@ static int sg_build_fde(struct sframe_gen *gen, const struct eh_cie *cie,
 	}
 	if (plt < n && plt != n - 1) {
 		sg_reason(stats, "FDE at %#zx: rows after a PLT CFA expression", efde->off);
-		return -EOPNOTSUPP;
+		ret = -EOPNOTSUPP;
+		goto out;
 	}
 	split = plt < n ? rows->rows[plt].start : efde->pc_range;
 	ret = 0;
@@ -626,6 +660,9 @@ static int sg_build_fde(struct sframe_gen *gen, const struct eh_cie *cie,
 		if (ret == -EOPNOTSUPP)
 			sg_reason(stats, "FDE at %#zx: a rule SFrame cannot express", efde->off);
 	}
+out:
+	if (rows != in)
+		free(entry.rows);
 	return ret;
 }
 

@@ -345,13 +345,19 @@ static void test_x86_undefined(void)
 	cie = eb_cie(&B, false, 1, "zR", 0x1b, 1, -8, 16, start_init, sizeof(start_init));
 	FDE(cie, 0x1000, 0x22, 0);
 	cie = x86_cie("zR", 0x1b);
+	/* _start's ENDBR64 before its cfi_undefined: outermost from its entry */
 	FDE(cie, 0x2000, 0x10, 0x44, 0x07, 16);
+	/* Five bytes in: no landing pad, a frame of its own until then */
+	FDE(cie, 0x3000, 0x10, 0x45, 0x07, 16);
 	if (convert(&c, SFRAME_GEN_X86_64)) {
 		expect(&c, 0x1000, OUTERMOST());
 		expect(&c, 0x1021, OUTERMOST());
-		expect(&c, 0x2003, F(R_SP(8), R_AT(-8), R_SAME));
+		expect(&c, 0x2000, OUTERMOST());
+		expect(&c, 0x2003, OUTERMOST());
 		expect(&c, 0x2004, OUTERMOST());
-		expect_counts(&c, 2, 0, 0, 0);
+		expect(&c, 0x3004, F(R_SP(8), R_AT(-8), R_SAME));
+		expect(&c, 0x3005, OUTERMOST());
+		expect_counts(&c, 3, 0, 0, 0);
 	}
 	conv_free(&c);
 }

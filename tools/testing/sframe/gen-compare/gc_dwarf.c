@@ -809,6 +809,21 @@ static void cfa_before_sp(const struct parser *p, struct seg *segs, size_t n)
 	}
 }
 
+/*
+ * A thread's first function whose CFI makes the RA undefined only after its
+ * landing pad (BTI, ENDBR64), at most one instruction in: the outermost
+ * frame from its first byte, as sframe-gen reads it (before that row the
+ * CIE's rule would take the loader's leftover link register, or argc).
+ */
+static void outermost_from_entry(struct seg *segs, size_t n)
+{
+	if (n >= 2 && !segs[0].f.outermost && segs[1].f.outermost &&
+	    segs[1].pc - segs[0].pc <= 4) {
+		segs[0].f = segs[1].f;
+		segs[0].nx = 0;
+	}
+}
+
 /* An FDE's rows: the table's and the raw listing's breakpoints merged */
 static void fde_rows(struct parser *p, const struct itable *fde, const struct itable *cie)
 {
@@ -848,6 +863,7 @@ static void fde_rows(struct parser *p, const struct itable *fde, const struct it
 		nsegs++;
 		pc = next;
 	}
+	outermost_from_entry(segs, nsegs);
 	cfa_before_sp(p, segs, nsegs);
 	shift = pushed_before_entry(p, segs, nsegs);
 	for (k = 0; k < nsegs; k++) {
