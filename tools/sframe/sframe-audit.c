@@ -541,7 +541,7 @@ static void sfa_emit(const struct sfa_conv *c, uint8_t *buf, uint64_t addr)
  */
 #define SFA_CACHE_MAGIC		"SFRMCACH"
 /* Bump when the file layout or sframe-gen's output changes */
-#define SFA_CACHE_VERSION	2
+#define SFA_CACHE_VERSION	3
 #define SFA_CACHE_DIST		((uint64_t)1 << 36)
 #define SFA_BUILD_ID_MAX	64
 #define SFA_SYS_CACHE		"/var/cache/sframe"
