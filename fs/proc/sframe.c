@@ -2,7 +2,7 @@
 /*
  * /proc/<pid>/sframe: the SFrame sections the kernel knows for a process,
  * one line per registered text range.  A process registers them once its
- * stack may be walked (kernel/unwind/sframe_demand.c); reading its own
+ * stack may be walked (kernel/unwind/sframe_want.c); reading its own
  * file is such a walk's first step.  Opened under the same rule as
  * /proc/<pid>/maps, checked at open time for the same reason.
  */

@@ -41,8 +41,8 @@ int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
 		  struct unwind_user_frame *frame);
 int sframe_mm_show(struct seq_file *m, struct mm_struct *mm);
 
-void sframe_consumer_get(void);
-void sframe_consumer_put(void);
+void sframe_want_all_begin(void);
+void sframe_want_all_end(void);
 void sframe_want_current(void);
 void sframe_want_current_nofault(void);
 void sframe_want_task(struct task_struct *task, struct mm_struct *mm);
@@ -91,8 +91,8 @@ static inline int sframe_lookup(struct unwind_user_ctx *ctx, unsigned long ip,
 	return -ENOENT;
 }
 
-static inline void sframe_consumer_get(void) {}
-static inline void sframe_consumer_put(void) {}
+static inline void sframe_want_all_begin(void) {}
+static inline void sframe_want_all_end(void) {}
 static inline void sframe_want_current(void) {}
 static inline void sframe_want_current_nofault(void) {}
 static inline void sframe_want_task(struct task_struct *task,

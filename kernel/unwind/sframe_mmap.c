@@ -26,33 +26,33 @@
 #include "sframe_elf.h"
 #include "sframe_registry.h"
 
-/* perf events and BPF programs that take user callchains */
-static atomic_t sframe_consumers = ATOMIC_INIT(0);
+/* Holders of sframe_want_all_begin(): perf events and BPF programs that take user callchains */
+static atomic_t sframe_want_all = ATOMIC_INIT(0);
 
 /**
- * sframe_consumer_get() - a consumer of user stacks comes
+ * sframe_want_all_begin() - want every new address space: user stacks may be taken
  *
- * From now until the matching sframe_consumer_put(), every new address
+ * From now until the matching sframe_want_all_end(), every new address
  * space registers its files' sections as they are mapped, so that a
  * profiled program's first samples have them (sframe_mm_init()).
  *
  * Context: Any.
  */
-void sframe_consumer_get(void)
+void sframe_want_all_begin(void)
 {
-	atomic_inc(&sframe_consumers);
+	atomic_inc(&sframe_want_all);
 }
 
 /**
- * sframe_consumer_put() - a consumer of user stacks goes
+ * sframe_want_all_end() - the matching sframe_want_all_begin() is over
  *
  * Address spaces wanted meanwhile stay wanted.
  *
  * Context: Any.
  */
-void sframe_consumer_put(void)
+void sframe_want_all_end(void)
 {
-	atomic_dec(&sframe_consumers);
+	atomic_dec(&sframe_want_all);
 }
 
 struct sframe_mmap_work {
@@ -232,7 +232,7 @@ void sframe_register_task_mm(struct task_struct *task, struct mm_struct *mm)
  * @end: its end (@vma may be larger after a merge).
  *
  * New code is registered, in a process whose stack may be walked (see
- * sframe_demand.c); a new mapping of other parts of a file whose sections
+ * sframe_want.c); a new mapping of other parts of a file whose sections
  * are registered gets the pages of those it holds faulted in.  Code of a
  * file version known to have no SFrame costs a cache lookup; any mapping
  * of a process not wanted yet, a bit test.
@@ -316,13 +316,13 @@ void sframe_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
  * @mm: the address space, not yet in use.
  *
  * It registers its files' sections as they are mapped if something may
- * take user stacks now (see sframe_demand.c); a forked child's follows
+ * take user stacks now (see sframe_want.c); a forked child's follows
  * its parent's instead (sframe_dup_mm()).
  */
 void sframe_mm_init(struct mm_struct *mm)
 {
 	RCU_INIT_POINTER(mm->sframe_table, NULL);
-	mm->sframe_flags = atomic_read(&sframe_consumers) > 0 ? BIT(SFRAME_MM_WANTED) : 0;
+	mm->sframe_flags = atomic_read(&sframe_want_all) > 0 ? BIT(SFRAME_MM_WANTED) : 0;
 }
 
 /*

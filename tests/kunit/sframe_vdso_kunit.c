@@ -143,7 +143,7 @@ static int vdso_child_ranges(void *arg)
 	return vdso_rows(info[0].start, info[0].end) ? 0 : -ENOENT;
 }
 
-/* What a process being profiled is: see sframe_demand.c */
+/* What a process being profiled is: see sframe_want.c */
 static void vdso_want(void)
 {
 	set_bit(SFRAME_MM_WANTED, &current->mm->sframe_flags);
@@ -278,9 +278,9 @@ static void vdso_consumer_test(struct kunit *test)
 	struct vdso_ctx *ctx = test->priv;
 	struct mm_struct *mm;
 
-	sframe_consumer_get();
+	sframe_want_all_begin();
 	mm = mm_alloc();
-	sframe_consumer_put();
+	sframe_want_all_end();
 	KUNIT_ASSERT_NOT_NULL(test, mm);
 	KUNIT_EXPECT_TRUE(test, test_bit(SFRAME_MM_WANTED, &mm->sframe_flags));
 	mmput(mm);

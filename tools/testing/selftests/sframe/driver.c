@@ -550,7 +550,7 @@ static bool sf_no_leak(long before, long *after)
  * A perf event that would take user callchains, never enabled, open while
  * a test runs: the tests' programs start as processes being profiled do,
  * registering their sections as they map them from their start
- * (kernel/unwind/sframe_demand.c).  An idle test's (sf_idle_tests[])
+ * (kernel/unwind/sframe_want.c).  An idle test's (sf_idle_tests[])
  * start with no such event, as the processes of a system nobody profiles.
  */
 static bool sf_profiler_set(bool on)

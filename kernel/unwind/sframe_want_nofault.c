@@ -5,7 +5,7 @@
  * frame pointers and asks the deferred unwinder for a pass on the way
  * back to user space; that pass registers the process's sections
  * (unwind_user_faultable()), and every later walk has them.  See
- * sframe_demand.c for when a process is wanted at all.
+ * sframe_want.c for when a process is wanted at all.
  */
 #include <linux/hardirq.h>
 #include <linux/init.h>
@@ -51,7 +51,7 @@ static void sframe_want_deferred(struct unwind_work *work,
 {
 }
 
-static int __init sframe_demand_nofault_init(void)
+static int __init sframe_want_nofault_init(void)
 {
 	int ret = unwind_deferred_init(&sframe_want_work, sframe_want_deferred);
 
@@ -60,4 +60,4 @@ static int __init sframe_demand_nofault_init(void)
 		sframe_want_work_ready = true;
 	return ret;
 }
-core_initcall(sframe_demand_nofault_init);
+core_initcall(sframe_want_nofault_init);

@@ -16,7 +16,7 @@
  *    ftrace in an interrupt or NMI, which reads only what is registered
  *    and resident) walks by frame pointers as before and asks the
  *    deferred unwinder to register them before the task returns to user
- *    space (sframe_demand_nofault.c).
+ *    space (sframe_want_nofault.c).
  * The walker registers nothing itself: its callers ask here first (the
  * deferred unwinder, /proc/<pid>/ustack, the tracers' nofault walk).
  * From then on, the mmap hooks register what it maps, until exec replaces
