@@ -29,12 +29,12 @@
 #define MODULE_PARAM_PREFIX "sframe."
 
 /* A process with over a thousand ELF objects with SFrame is unheard of. */
-VISIBLE_IF_KUNIT unsigned int sframe_max_sections = 1024;
+unsigned int sframe_max_sections = 1024;
 EXPORT_SYMBOL_IF_KUNIT(sframe_max_sections);
 module_param_named(max_sections, sframe_max_sections, uint, 0644);
 MODULE_PARM_DESC(max_sections, "SFrame sections one process may register");
 
-VISIBLE_IF_KUNIT unsigned long sframe_max_bytes = 64UL << 20;
+unsigned long sframe_max_bytes = 64UL << 20;
 EXPORT_SYMBOL_IF_KUNIT(sframe_max_bytes);
 module_param_named(max_bytes, sframe_max_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_bytes, "Kernel memory one process's SFrame sections may hold");

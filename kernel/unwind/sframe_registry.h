@@ -182,15 +182,19 @@ void sframe_vdso_register_mm(struct mm_struct *mm);
 static inline void sframe_vdso_register_mm(struct mm_struct *mm) {}
 #endif
 
+/*
+ * Per-process limits (module parameters): checked before a section is
+ * read (sframe_registry.c) and again as it goes in (sframe_table.c); tests
+ * lower them
+ */
+extern unsigned int sframe_max_sections;
+extern unsigned long sframe_max_bytes;
+
 #if IS_ENABLED(CONFIG_KUNIT)
 bool sframe_vdso_find(struct mm_struct *mm, unsigned long *start,
 		      unsigned long *end);
 int sframe_vdso_add(struct mm_struct *mm, unsigned long start,
 		    unsigned long end);
-
-/* Per-process limits (module parameters), for tests to lower */
-extern unsigned int sframe_max_sections;
-extern unsigned long sframe_max_bytes;
 #endif
 
 #endif /* _KERNEL_UNWIND_SFRAME_REGISTRY_H */
