@@ -329,7 +329,7 @@ static void check_image(const struct fuzz_run *r, int user_ret, int *got,
 		.data = sframe_umem[0].data, .len = sframe_umem[0].len,
 	};
 	bool same = r->quiet && !r->hole;
-	struct sframe_section img, view;
+	struct sframe_section img, view, held;
 	long live = sframe_kmem_live;
 	int ret;
 
@@ -355,6 +355,28 @@ static void check_image(const struct fuzz_run *r, int user_ret, int *got,
 		lookups(&view, r, false, got, frames);
 	sframe_section_release(&view);
 	sframe_section_release(&img);
+	if (sframe_kmem_live != live)
+		__builtin_trap();
+
+	/*
+	 * The kernel's own copy (an attachment, sframe_attach.c): indexed the
+	 * same, and looked up in the copy itself, never in user memory.
+	 */
+	ret = sframe_section_init_held(&held, &image, r->sframe_start, r->text_start,
+				       r->text_end, r->max_bytes);
+	check_err(ret);
+	if (same && ret != user_ret && ret != -ENOMEM && user_ret != -ENOMEM)
+		__builtin_trap();
+	if (ret) {
+		if (!held.reason || sframe_kmem_live != live)
+			__builtin_trap();
+		return;
+	}
+	if (held.held != &image || !sframe_shim_index_sane(&held))
+		__builtin_trap();
+	if (same && got)
+		lookups(&held, r, false, got, frames);
+	sframe_section_release(&held);
 	if (sframe_kmem_live != live)
 		__builtin_trap();
 }
