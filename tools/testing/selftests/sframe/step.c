@@ -10,9 +10,10 @@
  * a time, while this program keeps the stack its calls truly made: a
  * shadow stack of the return addresses each call instruction left, and of
  * the interrupted PC and return address of each signal delivered to a
- * handler.  At every Nth instruction it reads PROGRAM's /proc/<pid>/ustack
- * (nobody profiles PROGRAM: the read itself must bring in its SFrame) and
- * judges the walk against the shadow stack:
+ * handler.  At every Nth instruction, and at the program's entry point, it
+ * reads PROGRAM's /proc/<pid>/ustack (nobody profiles PROGRAM: the read
+ * itself must bring in its SFrame) and judges the walk against the shadow
+ * stack:
  *   exact  frame for frame the same;
  *   short  a strict prefix: the walk stopped early;
  *   wrong  a frame differs, or there are frames past the truth.
@@ -136,6 +137,8 @@ struct st_stop {
 
 static struct {
 	unsigned long	steps, samples, exact, shortened, wrong, unjudged;
+	/* the program's entry point (AT_ENTRY), judged whatever the stride */
+	unsigned long	entry, entry_judged;
 	unsigned long	pltgot, pltgot_wrong;
 	/* s390x: stops made by a breakpoint after a branch */
 	unsigned long	branch_stops;
@@ -828,6 +831,7 @@ static void st_judge(pid_t pid, int fd, const struct st_regs *r, const struct st
 		sf_exit();
 
 	st.samples++;
+	st.entry_judged += r->pc == st.entry;
 	if (SF_STEP_PLTGOT_KNOWN && st_in_pltgot(pid, r->pc))
 		st.pltgot++;
 	st.truth_frames += nt;
@@ -1000,6 +1004,29 @@ static void st_trace(pid_t pid, const struct st_regs *o, const unsigned char *co
 	}
 }
 
+/*
+ * The program's entry point: its first instruction is a landing pad (BTI,
+ * ENDBR64) before the CFI says the return address is undefined, the one
+ * place a converter that follows the CFI row by row would give the
+ * loader's leftover link register, or argc, as a caller.
+ */
+static unsigned long st_entry_point(pid_t pid)
+{
+	unsigned long av[2], entry = 0;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	while (read(fd, av, sizeof(av)) == sizeof(av) && av[0] != AT_NULL)
+		if (av[0] == AT_ENTRY)
+			entry = av[1];
+	close(fd);
+	return entry;
+}
+
 /* Runs @argv under single steps, judging every @every-th instruction */
 static int st_run(char **argv, unsigned long every, bool bind_now)
 {
@@ -1025,6 +1052,7 @@ static int st_run(char **argv, unsigned long every, bool bind_now)
 		      WSTOPSIG(status) == SIGTRAP, "%s did not stop at exec", argv[0]))
 		sf_exit();
 	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_EXITKILL);
+	st.entry = st_entry_point(pid);
 	snprintf(path, sizeof(path), "/proc/%d/ustack", pid);
 	fd = open(path, O_RDONLY);
 	if (!SF_CHECK(fd >= 0, "%s: %s", path, strerror(errno)) ||
@@ -1036,7 +1064,7 @@ static int st_run(char **argv, unsigned long every, bool bind_now)
 
 		if (!st.steps)
 			st_check_registered_by_read(pid, fd, &o, s);
-		else if (!switching && st.steps % every == 0)
+		else if (!switching && (st.steps % every == 0 || o.pc == st.entry))
 			st_judge(pid, fd, &o, s);
 		else if (switching && st.steps % every == 0)
 			st.unjudged++;
@@ -1356,6 +1384,9 @@ int main(int argc, char **argv)
 	SF_CHECK(ret == 0, "%s exited with %d", argv[opt + 1], ret);
 	st_print_figures(name ?: argv[opt + 1], bind_now);
 	SF_CHECK(st.samples > 0, "no instruction judged");
+	SF_CHECK(st.entry && st.entry_judged == 1,
+		 "the program's entry point %#lx judged %lu times, not once", st.entry,
+		 st.entry_judged);
 	SF_CHECK(st.wrong == 0, "%lu wrong stacks of %lu judged", st.wrong, st.samples);
 	/*
 	 * Short is honest, but a walker that stops everywhere is broken: a
