@@ -322,6 +322,22 @@ static void check_copy(struct sframe_section *sec, const struct fuzz_run *r,
  * user memory (@user_ret) and the same answers (@got, @frames; NULL when
  * that failed).  Injected allocation failures may fall on either.
  */
+/*
+ * An index built from the kernel's copy: its error as the one from user
+ * memory where nothing changed the bytes (allocation failures aside), and
+ * a failure leaves a reason and nothing allocated.  True if it was built.
+ */
+static bool image_built(const struct sframe_section *sec, int ret, int user_ret,
+			bool same, long live)
+{
+	check_err(ret);
+	if (same && ret != user_ret && ret != -ENOMEM && user_ret != -ENOMEM)
+		__builtin_trap();
+	if (ret && (!sec->reason || sec->image || sframe_kmem_live != live))
+		__builtin_trap();
+	return !ret;
+}
+
 static void check_image(const struct fuzz_run *r, int user_ret, int *got,
 			struct unwind_user_frame *frames)
 {
@@ -338,14 +354,8 @@ static void check_image(const struct fuzz_run *r, int user_ret, int *got,
 		return;
 	ret = sframe_section_init_image(&img, &image, r->sframe_start, r->text_start,
 					r->text_end, r->max_bytes);
-	check_err(ret);
-	if (same && ret != user_ret && ret != -ENOMEM && user_ret != -ENOMEM)
-		__builtin_trap();
-	if (ret) {
-		if (!img.reason || img.image || sframe_kmem_live != live)
-			__builtin_trap();
+	if (!image_built(&img, ret, user_ret, same, live))
 		return;
-	}
 	if (img.image || !sframe_shim_index_sane(&img))
 		__builtin_trap();
 	sframe_section_view(&view, &img, r->sframe_start, r->text_start);
@@ -364,14 +374,8 @@ static void check_image(const struct fuzz_run *r, int user_ret, int *got,
 	 */
 	ret = sframe_section_init_held(&held, &image, r->sframe_start, r->text_start,
 				       r->text_end, r->max_bytes);
-	check_err(ret);
-	if (same && ret != user_ret && ret != -ENOMEM && user_ret != -ENOMEM)
-		__builtin_trap();
-	if (ret) {
-		if (!held.reason || sframe_kmem_live != live)
-			__builtin_trap();
+	if (!image_built(&held, ret, user_ret, same, live))
 		return;
-	}
 	if (held.held != &image || !sframe_shim_index_sane(&held))
 		__builtin_trap();
 	if (same && got)
