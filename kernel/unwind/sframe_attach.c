@@ -12,12 +12,12 @@
  * on its way back to user space, as a file's own PT_GNU_SFRAME is, before
  * the loader's first instruction.
  *
- * The section stays in a file of its own, mapped read-only at the place
- * it was made for, so the reader, the index shared between processes and
- * every rule about what a process may unmap are those of an explicit
- * registration: nothing here reads the section.  Only root may attach, a
- * section in a file no one else can change: the section decides what
- * other users' profiles show, not what their programs do.
+ * The section is read from its file once, when it is attached, and that
+ * copy and its index serve the whole system: each process that maps the
+ * file gets an explicit registration whose lookups read the copy, and
+ * nothing is mapped into it.  Only root may attach, a section in a file
+ * no one else can change: the section decides what other users' profiles
+ * show, not what their programs do.
  */
 #include <linux/bits.h>
 #include <linux/cred.h>
@@ -507,6 +507,66 @@ void sframe_attached_register(struct mm_struct *mm, struct file *file,
 				    info);
 		sframe_shared_put(found[i].held);
 	}
+}
+
+/**
+ * sframe_attached_at() - is the code at @addr covered by an attachment?
+ * @addr: an address in the caller's address space.
+ *
+ * For a library that makes SFrame for the objects of its own process
+ * (tools/sframe's audit module): the kernel registers an attached section
+ * by itself whenever the process's stacks may be walked, so a section of
+ * the library's own for that code would cost the process its making and
+ * registering for nothing.  Anyone may ask: the answer is about a file
+ * the caller maps, and /sys/kernel/sframe/attached already counts
+ * attachments.
+ *
+ * Context: Process context, no mmap lock held; may sleep.
+ * Return: 1 if the file mapped executable at @addr has, in its current
+ * version and without PT_GNU_SFRAME of its own, an attached section whose
+ * text holds @addr where this mapping puts it; 0 if not, or if nothing,
+ * or nothing executable from a file, is mapped there; -EINTR if a fatal
+ * signal came while waiting for the mmap lock.
+ */
+int sframe_attached_at(unsigned long addr)
+{
+	struct sframe_attach_found found[SFRAME_ATTACH_PER_FILE];
+	const struct sframe_elf_segment *seg;
+	struct mm_struct *mm = current->mm;
+	unsigned long file_base = 0, text;
+	struct sframe_elf_info info;
+	struct vm_area_struct *vma;
+	struct file *file = NULL;
+	unsigned int i, n = 0;
+	int ret = 0;
+
+	if (!READ_ONCE(sframe_attach_nr))
+		return 0;
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	vma = vma_lookup(mm, addr);
+	if (vma && vma->vm_file && (vma->vm_flags & VM_EXEC)) {
+		file = get_file(vma->vm_file);
+		file_base = vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT);
+	}
+	mmap_read_unlock(mm);
+	if (!file)
+		return 0;
+	/* The ELF headers are read, or found in their cache, without the lock */
+	if (!sframe_elf_info(file, &info) && !info.has_sframe)
+		n = sframe_attached_of(file, found);
+	for (i = 0; i < n; i++) {
+		seg = sframe_attach_segment(&info, found[i].l.text_vaddr,
+					    found[i].l.text_size);
+		/* Wrapping is harmless: the range check is unsigned. */
+		text = seg ? file_base + seg->offset - seg->vaddr +
+			     found[i].l.text_vaddr : 0;
+		if (seg && addr - text < found[i].l.text_size)
+			ret = 1;
+		sframe_shared_put(found[i].held);
+	}
+	fput(file);
+	return ret;
 }
 
 /**

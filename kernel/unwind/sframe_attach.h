@@ -21,6 +21,7 @@ void sframe_attached_register(struct mm_struct *mm, struct file *file,
 			      unsigned long file_base, unsigned long vm_start,
 			      unsigned long vm_end,
 			      const struct sframe_elf_info *info);
+int sframe_attached_at(unsigned long addr);
 long sframe_attached_count(void);
 
 #endif /* _KERNEL_UNWIND_SFRAME_ATTACH_H */

@@ -2,7 +2,8 @@
 /*
  * prctl(PR_SFRAME_REGISTER / PR_SFRAME_UNREGISTER): SFrame sections that
  * no mapped ELF file announces, for JITs and runtimes; PR_SFRAME_ATTACH
- * and PR_SFRAME_DETACH (sframe_attach.c) for ELF files without any.  The
+ * and PR_SFRAME_DETACH (sframe_attach.c) for ELF files without any, and
+ * PR_SFRAME_ATTACHED to ask whether code is covered by an attachment.  The
  * argument is an extensible structure that starts with its own size,
  * read the way clone3() and openat2() read theirs.
  */
@@ -52,15 +53,17 @@ static int sframe_register_user(struct sframe_registration __user *ureg)
 
 /**
  * sframe_prctl() - hook: the SFrame options of prctl()
- * @option: PR_SFRAME_REGISTER, PR_SFRAME_UNREGISTER, PR_SFRAME_ATTACH or
- *	PR_SFRAME_DETACH.
+ * @option: PR_SFRAME_REGISTER, PR_SFRAME_UNREGISTER, PR_SFRAME_ATTACH,
+ *	PR_SFRAME_DETACH or PR_SFRAME_ATTACHED.
  * @arg2: the struct sframe_registration, the text start to unregister,
- *	the struct sframe_attachment, or the ELF file's descriptor to detach.
+ *	the struct sframe_attachment, the ELF file's descriptor to detach, or
+ *	the address of code to ask about.
  * @arg3: must be 0.
  * @arg4: must be 0.
  * @arg5: must be 0.
  *
- * Return: 0 or a negative error, as include/uapi/linux/sframe.h lists.
+ * Return: 0 or a negative error, as include/uapi/linux/sframe.h lists;
+ * PR_SFRAME_ATTACHED 1 or 0 for its answer.
  */
 int sframe_prctl(int option, unsigned long arg2, unsigned long arg3,
 		 unsigned long arg4, unsigned long arg5)
@@ -76,6 +79,8 @@ int sframe_prctl(int option, unsigned long arg2, unsigned long arg3,
 		return sframe_attach_user((struct sframe_attachment __user *)arg2);
 	case PR_SFRAME_DETACH:
 		return sframe_detach_fd(arg2);
+	case PR_SFRAME_ATTACHED:
+		return sframe_attached_at(arg2);
 	}
 	return -EINVAL;
 }

@@ -35,8 +35,9 @@
  * attaches each entry of the system cache it uses to its object
  * (PR_SFRAME_ATTACH), so that the kernel registers it in every process
  * that maps the object from then on, from exec on, before this module
- * runs there; an object whose text the kernel has registered when this
- * module looks is left to the kernel.  Attachments last until reboot or
+ * runs there.  In every process, root's or not, an object whose text is
+ * attached (PR_SFRAME_ATTACHED) is left to the kernel: not looked up,
+ * mapped or registered here.  Attachments last until reboot or
  * PR_SFRAME_DETACH; the next root process to use an entry attaches it
  * again.
  *
@@ -101,6 +102,9 @@
 #endif
 #ifndef PR_SFRAME_ATTACH
 #define PR_SFRAME_ATTACH	0x53460003
+#endif
+#ifndef PR_SFRAME_ATTACHED
+#define PR_SFRAME_ATTACHED	0x53460005
 #endif
 
 #if defined(__x86_64__)
@@ -169,6 +173,7 @@ static struct {
 	ino_t		cache_ino[2];
 	bool		attach;		/* attach root's entries to their objects */
 	bool		no_attach;	/* PR_SFRAME_ATTACH refused for good */
+	bool		no_attached_query; /* PR_SFRAME_ATTACHED unknown */
 } cfg;
 
 static pthread_mutex_t sfa_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -1430,6 +1435,34 @@ out:
 }
 
 /*
+ * Is every executable segment of the object covered by an attachment?
+ * The kernel registers those by itself whenever the process's stacks may
+ * be walked (PR_SFRAME_ATTACHED), so that looking the object up in the
+ * cache, mapping its entry and registering it would be work and memory
+ * spent for nothing, in every process, whether anything profiles it or
+ * not.  An object with SFrame of its own has no attachment.
+ */
+static bool sfa_attached(const struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum)
+{
+	unsigned int i, segs = 0;
+	int r;
+
+	if (cfg.no_attached_query || cfg.dry_run)
+		return false;
+	for (i = 0; i < phnum; i++) {
+		if (phdr[i].p_type != PT_LOAD || !(phdr[i].p_flags & PF_X) || !phdr[i].p_memsz)
+			continue;
+		r = prctl(PR_SFRAME_ATTACHED, (unsigned long)(o->bias + phdr[i].p_vaddr), 0, 0, 0);
+		if (r < 0 && errno == EINVAL)
+			cfg.no_attached_query = true;	/* a kernel without it */
+		if (r != 1)
+			return false;
+		segs++;
+	}
+	return segs;
+}
+
+/*
  * Converts and registers one object's sections into @o.  Returns what to
  * say about it; @o->mem stays NULL when nothing is kept.
  */
@@ -1453,6 +1486,8 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 
 	if (cfg.no_kernel)
 		return "skipped: kernel without PR_SFRAME_REGISTER";
+	if (!own && sfa_attached(o, phdr, phnum))
+		return "attached: left to the kernel";
 	/*
 	 * A hit needs no .eh_frame: its entry was made from this very file.
 	 * Looking for it first saves what finding .eh_frame costs.  An object

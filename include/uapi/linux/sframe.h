@@ -134,6 +134,16 @@ struct sframe_registration {
  * file), ENOSPC (as many attachments, or as many bytes of them, as
  * allowed), ENOMEM.
  * PR_SFRAME_DETACH: EPERM, EBADF, ENOENT when there is none to remove.
+ *
+ * Anyone may ask whether code of theirs is covered by an attachment:
+ *
+ *	prctl(PR_SFRAME_ATTACHED, addr, 0, 0, 0);
+ *
+ * returns 1 if the file mapped executable at addr has, in its current
+ * version, an attached section whose text holds addr, and 0 if not
+ * (nothing mapped there included): a library that would make SFrame for
+ * that code itself can leave it to the kernel.  Errors: EINVAL (non-zero
+ * arguments 3 to 5), EINTR (a fatal signal).
  */
 struct sframe_attachment {
 	__u32	size;

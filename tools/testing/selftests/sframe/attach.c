@@ -53,6 +53,9 @@
 #define PR_SFRAME_ATTACH	0x53460003
 #define PR_SFRAME_DETACH	0x53460004
 #endif
+#ifndef PR_SFRAME_ATTACHED
+#define PR_SFRAME_ATTACHED	0x53460005
+#endif
 
 /* Where the runner made the section for: load bias - 64 GiB */
 #define SF_ATTACH_VADDR		(~0UL - (1UL << 36) + 1)
@@ -164,6 +167,14 @@ static bool att_maps_has(const char *name)
 	return found;
 }
 
+/* PR_SFRAME_ATTACHED's answer about @addr: 1, 0, or minus the errno */
+static int att_query(unsigned long addr)
+{
+	int r = prctl(PR_SFRAME_ATTACHED, addr, 0, 0, 0);
+
+	return r < 0 ? -errno : r;
+}
+
 /* The new image: does its text have a registration, and does it walk? */
 static inline __attribute__((always_inline)) int att_child(bool attached, bool libc)
 {
@@ -195,6 +206,8 @@ static inline __attribute__((always_inline)) int att_child(bool attached, bool l
 	}
 	SF_CHECK(!att_maps_has("sf-attach.sframe"),
 		 "the section's file is mapped into the process");
+	SF_CHECK(att_query(text) == attached, "PR_SFRAME_ATTACHED of this program's text: %d",
+		 att_query(text));
 	whole = att_walk_whole();
 	if (attached)
 		SF_CHECK(whole, "attached: main > att_a > att_b > att_leaf not found");
@@ -510,12 +523,14 @@ static int att_audit(const char *module)
 		made[i] = !mkdir(att_cache_dirs[i], 0755);
 
 	SF_CHECK(att_run_audit(self, path, log) == 0, "the run under the module failed");
+	SF_CHECK(att_count_lines(log, "attached: left to the kernel") == 0,
+		 "the first run under the module left objects to the kernel, none attached");
 	now = sf_stat_get("attached");
 	SF_CHECK(now >= before + 2, "%ld attachments after the module ran, %ld before",
 		 now, before);
 	SF_CHECK(att_run_child(self, "all") == 0, "the run after the module failed");
 	SF_CHECK(att_run_audit(self, path, log) == 0, "the second run under the module failed");
-	SF_CHECK(att_count_lines(log, "registered by the kernel") >= 2,
+	SF_CHECK(att_count_lines(log, "attached: left to the kernel") >= 2,
 		 "the second run under the module did not leave its objects to the kernel");
 	att_secure(path);
 
@@ -547,6 +562,23 @@ static void att_refused(const char *what, const struct sframe_attachment *att, i
 
 	SF_CHECK(err == want, "%s: %s, expected %s", what, strerror(err), strerror(want));
 	SF_CHECK(sf_stat_get("attached") == before, "%s: the attachment count moved", what);
+}
+
+/* PR_SFRAME_ATTACHED's answer about @addr to a child that is nobody */
+static int att_query_as_nobody(unsigned long addr)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(126);
+		_exit(att_query(addr) == 1 ? 0 : 1);
+	}
+	if (pid < 0)
+		return -1;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* PR_SFRAME_ATTACH of @att in a child that is nobody, without capabilities */
@@ -611,6 +643,7 @@ int main(int argc, char **argv)
 		struct sframe_attachment att;
 		char page[65536 + 8];
 	} huge;
+	unsigned long text = (unsigned long)att_leaf;
 	int elf, sec, loose, other, wronly;
 	long before, max_attached, max_bytes;
 	struct stat st;
@@ -709,6 +742,8 @@ int main(int argc, char **argv)
 	att_sysfs_modes();
 	SF_CHECK(prctl(PR_SFRAME_DETACH, elf, 0, 0, 0) && errno == ENOENT,
 		 "detach of nothing: %s", strerror(errno));
+	SF_CHECK(att_query(text) == 0, "PR_SFRAME_ATTACHED before attaching: %d",
+		 att_query(text));
 
 	for (i = 0; i < phnum; i++) {
 		if (phdr[i].p_type != PT_LOAD || !(phdr[i].p_flags & PF_X))
@@ -721,6 +756,15 @@ int main(int argc, char **argv)
 	}
 	SF_CHECK(sf_stat_get("attached") == before + segs, "attached: %ld, expected %ld",
 		 sf_stat_get("attached"), before + segs);
+	SF_CHECK(att_query(text) == 1, "PR_SFRAME_ATTACHED of the text attached: %d",
+		 att_query(text));
+	SF_CHECK(att_query_as_nobody(text) == 0, "PR_SFRAME_ATTACHED asked by nobody");
+	SF_CHECK(att_query((unsigned long)dlsym(RTLD_DEFAULT, "getpid")) == 0,
+		 "PR_SFRAME_ATTACHED of the C library's text, not attached");
+	SF_CHECK(att_query((unsigned long)&st) == 0, "PR_SFRAME_ATTACHED of the stack");
+	SF_CHECK(att_query(0) == 0, "PR_SFRAME_ATTACHED of an address where nothing is mapped");
+	SF_CHECK(prctl(PR_SFRAME_ATTACHED, text, 1, 0, 0) == -1 && errno == EINVAL,
+		 "PR_SFRAME_ATTACHED with a non-zero third argument");
 	/* What becomes of the section's file now is no matter: the kernel has it. */
 	SF_CHECK(!ftruncate(wronly, 0) && !fchmod(wronly, 0666),
 		 "emptying the section's file: %s", strerror(errno));
@@ -729,6 +773,8 @@ int main(int argc, char **argv)
 	SF_CHECK(!prctl(PR_SFRAME_DETACH, elf, 0, 0, 0), "detach: %s", strerror(errno));
 	SF_CHECK(sf_stat_get("attached") == before, "detached: %ld attachments, expected %ld",
 		 sf_stat_get("attached"), before);
+	SF_CHECK(att_query(text) == 0, "PR_SFRAME_ATTACHED after detaching: %d",
+		 att_query(text));
 	/* Again, and all of them at once: one left, then none */
 	close(sec);
 	sec = att_copy(section, "/tmp/sf-attach.sframe", 0644);
