@@ -60,14 +60,18 @@ static void hdr(unsigned char version, unsigned char enc, const void *ptr, size_
 	memcpy(h + 4, ptr, n);
 }
 
-static void expect(const char *name, enum sfe_result want, uint64_t want_addr)
+/* @want_size 0: .eh_frame runs to the end of its PT_LOAD's file part */
+static void expect(const char *name, enum sfe_result want, uint64_t want_addr,
+		   uint64_t want_size)
 {
 	struct sfe_eh_frame out = { 0 };
 	enum sfe_result got = sfe_find_eh_frame(ph, nph, BIAS, at, NULL, &out);
 	bool ok = got == want;
 
+	if (!want_size)
+		want_size = END + BIAS - want_addr;
 	if (ok && want == SFE_OK)
-		ok = out.addr == want_addr && out.size == END + BIAS - want_addr &&
+		ok = out.addr == want_addr && out.size == want_size &&
 		     out.bytes == mem + (want_addr - BIAS - BASE);
 	printf("%sok %s # %s", ok ? "" : "not ", name, sfe_result_str(got));
 	if (got == SFE_OK)
@@ -115,7 +119,35 @@ static void run(const struct hdr_case *c)
 		ph[nph++] = (ElfW(Phdr)) { .p_type = PT_GNU_SFRAME, .p_vaddr = 0x1200,
 					   .p_filesz = 8 };
 	refuse_all = c->refuse;
-	expect(c->name, c->want, c->at);
+	expect(c->name, c->want, c->at, 0);
+}
+
+/*
+ * .eh_frame_hdr with GNU ld's search table: fde_count @count (udata4),
+ * then @n pairs whose FDE addresses are @fde (link-time), the length word
+ * @flen[i] written at each.  .eh_frame (at EHF) must come out @want_size
+ * bytes long, 0 meaning that the table could not tell and the PT_LOAD
+ * bounds it.
+ */
+static void table_case(const char *name, uint32_t count, unsigned int n,
+		       const uint64_t *fde, const uint32_t *flen, uint64_t want_size)
+{
+	unsigned char *h = mem + (HDR - BASE);
+	int32_t s32 = EHF - (HDR + 4), loc = 0, off;
+	unsigned int i;
+
+	layout();
+	hdr(1, 0x1b, &s32, 4);
+	memcpy(h + 8, &count, 4);
+	for (i = 0; i < n; i++) {
+		off = (int32_t)(fde[i] - HDR);
+		memcpy(h + 12 + 8 * i, &loc, 4);
+		memcpy(h + 16 + 8 * i, &off, 4);
+		if (fde[i] >= BASE && fde[i] + 4 <= END)
+			memcpy(mem + (fde[i] - BASE), &flen[i], 4);
+	}
+	ph[1].p_filesz = 12 + 8 * n;
+	expect(name, SFE_OK, EHF + BIAS, want_size);
 }
 
 int main(void)
@@ -191,6 +223,31 @@ int main(void)
 	memset(unterminated, 0x80, sizeof(unterminated));
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		run(&cases[i]);
+
+	/*
+	 * No zero terminator (the vDSO's .eh_frame, its .sframe right after):
+	 * the furthest FDE the table lists ends it, in whatever order.
+	 */
+	table_case("the table's last FDE ends it", 2, 2,
+		   (const uint64_t[]){ EHF + 0x40, EHF + 0x18 }, (const uint32_t[]){ 0x1c, 0x24 },
+		   0x40 + 4 + 0x1c);
+	table_case("one FDE", 1, 1, (const uint64_t[]){ EHF + 0x18 }, (const uint32_t[]){ 0x14 },
+		   0x18 + 4 + 0x14);
+	/* Whatever the table cannot vouch for leaves the PT_LOAD's bound */
+	table_case("an FDE before .eh_frame", 2, 2, (const uint64_t[]){ EHF + 0x18, EHF - 0x20 },
+		   (const uint32_t[]){ 0x14, 0x14 }, 0);
+	table_case("an FDE past the PT_LOAD", 1, 1, (const uint64_t[]){ END - 2 },
+		   (const uint32_t[]){ 0x14 }, 0);
+	table_case("an FDE running past the PT_LOAD", 1, 1, (const uint64_t[]){ END - 0x10 },
+		   (const uint32_t[]){ 0x40 }, 0);
+	table_case("a zero length", 1, 1, (const uint64_t[]){ EHF + 0x18 }, (const uint32_t[]){ 0 },
+		   0);
+	table_case("a 64-bit length", 1, 1, (const uint64_t[]){ EHF + 0x18 },
+		   (const uint32_t[]){ 0xffffffff }, 0);
+	table_case("more FDEs counted than the header holds", 3, 2,
+		   (const uint64_t[]){ EHF + 0x18, EHF + 0x40 }, (const uint32_t[]){ 0x14, 0x14 },
+		   0);
+	table_case("an empty table", 0, 0, NULL, NULL, 0);
 
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

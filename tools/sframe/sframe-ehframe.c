@@ -54,7 +54,7 @@ const ElfW(Phdr) *sfe_load_of(const ElfW(Phdr) *phdr, unsigned int phnum,
  * since a read-only .eh_frame_hdr is never relocated.
  */
 static int read_encoded(const uint8_t *p, size_t avail, uint8_t enc, uint64_t addr,
-			uint64_t hdr_addr, uint64_t bias, uint64_t *val)
+			uint64_t hdr_addr, uint64_t bias, uint64_t *val, size_t *used)
 {
 	struct eh_ctx ctx = {
 		.data = p, .size = avail, .addr = addr, .data_base = hdr_addr,
@@ -70,7 +70,56 @@ static int read_encoded(const uint8_t *p, size_t avail, uint8_t enc, uint64_t ad
 		return -1;
 	if (!(enc & 0x70))
 		*val += bias;
+	*used = pos;
 	return 0;
+}
+
+/*
+ * The end of .eh_frame by .eh_frame_hdr's search table: the furthest end
+ * of an FDE it lists.  A link without crtend.o's zero terminator (the
+ * vDSO's: its .sframe follows at once) leaves nothing else to tell where
+ * .eh_frame stops and the next section starts, and records read past it
+ * are garbage.  @tab is where the FDE count starts, @len the header's
+ * bytes at @h.  Returns 0 when the table cannot tell (none, another
+ * encoding than GNU ld's, an entry outside [@start, @end)): the caller
+ * keeps its bound.
+ */
+static uint64_t eh_frame_end_by_table(const uint8_t *h, size_t len, size_t tab,
+				      uint64_t hdr_addr, uint64_t start, uint64_t end,
+				      sfe_at_fn at, void *ctx)
+{
+	uint64_t count, i, last = 0;
+	const uint8_t *eh;
+	uint32_t fde_len;
+	int32_t fde_off;
+	size_t used;
+
+	/* datarel | sdata4: initial location and FDE address, 8 bytes a pair */
+	if (h[2] == DW_EH_PE_omit || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) ||
+	    read_encoded(h + tab, len - tab, h[2], hdr_addr + tab, hdr_addr, 0, &count, &used))
+		return 0;
+	tab += used;
+	if (!count || count > (len - tab) / 8)
+		return 0;
+	/* One question whether it is all there, not one an FDE */
+	eh = at(ctx, start, end - start);
+	if (!eh)
+		return 0;
+	for (i = 0; i < count; i++) {
+		uint64_t fde;
+
+		memcpy(&fde_off, h + tab + i * 8 + 4, sizeof(fde_off));
+		fde = hdr_addr + (int64_t)fde_off;
+		if (fde < start || fde >= end || end - fde < 4)
+			return 0;
+		memcpy(&fde_len, eh + (fde - start), sizeof(fde_len));
+		/* 64-bit DWARF lengths: not from GNU ld's .eh_frame */
+		if (!fde_len || fde_len == 0xffffffff || fde_len > end - fde - 4)
+			return 0;
+		if (fde + 4 + fde_len > last)
+			last = fde + 4 + fde_len;
+	}
+	return last;
 }
 
 static enum sfe_result sfe_find(const ElfW(Phdr) *phdr, unsigned int phnum,
@@ -78,9 +127,9 @@ static enum sfe_result sfe_find(const ElfW(Phdr) *phdr, unsigned int phnum,
 				struct sfe_eh_frame *out, bool fill)
 {
 	const ElfW(Phdr) *hdr = NULL, *load;
+	uint64_t hdr_addr, ptr, end, table_end;
+	size_t avail, used;
 	const uint8_t *h;
-	uint64_t hdr_addr, ptr, end;
-	size_t avail;
 	unsigned int i;
 
 	for (i = 0; i < phnum; i++) {
@@ -100,7 +149,7 @@ static enum sfe_result sfe_find(const ElfW(Phdr) *phdr, unsigned int phnum,
 	if (!h || h[0] != 1 || h[1] == DW_EH_PE_omit)
 		return SFE_BAD_HDR;
 	if (read_encoded(h + EH_HDR_FIXED, avail - EH_HDR_FIXED, h[1],
-			 hdr_addr + EH_HDR_FIXED, hdr_addr, bias, &ptr))
+			 hdr_addr + EH_HDR_FIXED, hdr_addr, bias, &ptr, &used))
 		return SFE_BAD_HDR;
 
 	/* The PT_LOAD that holds it bounds it: link-time addresses again */
@@ -108,6 +157,12 @@ static enum sfe_result sfe_find(const ElfW(Phdr) *phdr, unsigned int phnum,
 	if (!load)
 		return SFE_BAD_PTR;
 	end = load->p_vaddr + load->p_filesz + bias;
+	/* The whole header, the search table with it, to bound it closer */
+	h = at(ctx, hdr_addr, hdr->p_filesz);
+	table_end = h ? eh_frame_end_by_table(h, hdr->p_filesz, EH_HDR_FIXED + used,
+					      hdr_addr, ptr, end, at, ctx) : 0;
+	if (table_end)
+		end = table_end;
 	out->addr = ptr;
 	out->size = end - ptr;
 	out->bytes = at(ctx, ptr, out->size);
