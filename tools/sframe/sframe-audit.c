@@ -1440,6 +1440,14 @@ out:
 		close(sec);
 }
 
+/* Are these the program headers of the vDSO, which no file backs? */
+static bool sfa_is_vdso(const ElfW(Phdr) *phdr)
+{
+	uintptr_t eh = getauxval(AT_SYSINFO_EHDR);
+
+	return eh && (uintptr_t)phdr == eh + ((const ElfW(Ehdr) *)eh)->e_phoff;
+}
+
 /*
  * Is every executable segment of the object covered by an attachment?
  * The kernel registers those by itself whenever the process's stacks may
@@ -1502,7 +1510,9 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	 * holds what converting again would give (one without gaps converts
 	 * again each time, to find that out: it stores nothing).
 	 */
-	if (cfg.cache_on)
+	/* The vDSO is known without asking /proc which file is mapped there */
+	no_file = sfa_is_vdso(phdr);
+	if (cfg.cache_on && !no_file)
 		lk.obj = sfa_key_of(o, phdr, phnum, &lk.k, lk.fname, sizeof(lk.fname), &moved,
 				    &no_file);
 	if (moved)
