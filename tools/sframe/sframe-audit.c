@@ -129,6 +129,7 @@
 /**
  * struct sfa_obj - what is kept for one object
  * @next: the list of them.
+ * @hnext: the next in its bucket of sfa_by_phdr.
  * @bias: its load bias; with @phdr and @name, its identity in preload mode.
  * @phdr: its program headers in memory.
  * @name: a copy of its name.
@@ -141,6 +142,7 @@
  */
 struct sfa_obj {
 	struct sfa_obj	*next;
+	struct sfa_obj	*hnext;
 	uint64_t	bias;
 	const void	*phdr;
 	char		*name;
@@ -178,6 +180,43 @@ static struct {
 
 static pthread_mutex_t sfa_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct sfa_obj *sfa_objs;
+
+/*
+ * The objects by their program headers, for the preload mode's scans:
+ * at each dlopen() every loaded object is looked up, and a process that
+ * loads hundreds of libraries one by one would otherwise pay the list's
+ * length for each of them, at each.
+ */
+#define SFA_HASH_SIZE	256
+static struct sfa_obj *sfa_by_phdr[SFA_HASH_SIZE];
+
+static unsigned int sfa_hash(const void *phdr)
+{
+	uintptr_t p = (uintptr_t)phdr;
+
+	/* Program headers lie near the start of a page-aligned mapping */
+	return (p >> 12 ^ p >> 20 ^ p >> 28) & (SFA_HASH_SIZE - 1);
+}
+
+static void sfa_hash_add(struct sfa_obj *o)
+{
+	unsigned int h = sfa_hash(o->phdr);
+
+	o->hnext = sfa_by_phdr[h];
+	sfa_by_phdr[h] = o;
+}
+
+static void sfa_hash_del(struct sfa_obj *o)
+{
+	struct sfa_obj **pp;
+
+	for (pp = &sfa_by_phdr[sfa_hash(o->phdr)]; *pp; pp = &(*pp)->hnext) {
+		if (*pp == o) {
+			*pp = o->hnext;
+			return;
+		}
+	}
+}
 static bool sfa_preload;
 /* The program's record: ld.so closes it only at exit, before all others */
 static struct sfa_obj *sfa_main;
@@ -1669,6 +1708,7 @@ static struct sfa_obj *sfa_add(const char *name, bool exe, uint64_t bias,
 				  why, sizeof(why));
 		o->next = sfa_objs;
 		sfa_objs = o;
+		sfa_hash_add(o);
 	}
 	ns = now_ns() - t0;
 	if (cfg.verbose)
@@ -1685,6 +1725,7 @@ static bool sfa_unlink(struct sfa_obj *o)
 	for (pp = &sfa_objs; *pp; pp = &(*pp)->next) {
 		if (*pp == o) {
 			*pp = o->next;
+			sfa_hash_del(o);
 			return true;
 		}
 	}
@@ -1861,7 +1902,7 @@ static struct sfa_obj *sfa_find(const struct dl_phdr_info *info)
 {
 	struct sfa_obj *o;
 
-	for (o = sfa_objs; o; o = o->next)
+	for (o = sfa_by_phdr[sfa_hash(info->dlpi_phdr)]; o; o = o->hnext)
 		if (o->bias == info->dlpi_addr && o->phdr == info->dlpi_phdr)
 			return o;
 	return NULL;
@@ -1916,26 +1957,33 @@ static void sfa_add_holding(struct sfa_scan *s, const void *addr)
 	s->only = NULL;
 }
 
-/* Caller holds sfa_lock */
-static void sfa_rescan(bool init)
+/*
+ * Caller holds sfa_lock.  @unloaded: objects may have gone since the last
+ * scan (the loader's count of removals moved), which costs a pass that
+ * marks what is still there.
+ */
+static void sfa_rescan(bool init, bool unloaded)
 {
 	struct sfa_scan s = { .first = true };
 	struct sfa_obj **pp, *o;
 
-	for (o = sfa_objs; o; o = o->next)
-		o->seen = false;
-	dl_iterate_phdr(sfa_scan_one, &s);
-	if (s.audit_ns)
-		return;
+	if (unloaded) {
+		for (o = sfa_objs; o; o = o->next)
+			o->seen = false;
+		dl_iterate_phdr(sfa_scan_one, &s);
+		if (s.audit_ns)
+			return;
+	}
 	if (init)
 		sfa_preload = true;
 	/* Unloaded ones first: a new object may reuse their addresses */
-	for (pp = &sfa_objs; (o = *pp);) {
+	for (pp = &sfa_objs; unloaded && (o = *pp);) {
 		if (o->seen) {
 			pp = &o->next;
 			continue;
 		}
 		*pp = o->next;
+		sfa_hash_del(o);
 		if (cfg.verbose && o->mem)
 			say("sframe-audit: %s: unloaded", o->name);
 		sfa_release(o);
@@ -1973,7 +2021,7 @@ static void sfa_rescan_if_changed(void)
 	dl_iterate_phdr(sfa_counts, c);
 	if (c[0] == sfa_adds && c[1] == sfa_subs)
 		return;
-	sfa_rescan(false);
+	sfa_rescan(false, c[1] != sfa_subs);
 }
 
 /**
@@ -2001,7 +2049,7 @@ static void sfa_init(void)
 	sfa_self_base = dli.dli_fbase;
 	sfa_config();
 	pthread_mutex_lock(&sfa_lock);
-	sfa_rescan(true);
+	sfa_rescan(true, true);
 	pthread_mutex_unlock(&sfa_lock);
 	if (sfa_preload)
 		sframe_audit_ready();
