@@ -445,6 +445,24 @@ static unsigned int sframe_attached_of(struct file *file,
 }
 
 /*
+ * The load bias a mapping of @l's file with offset 0 at @file_base gives
+ * @l's text, in *@bias; false if no executable segment of @info holds it.
+ * Wrapping is harmless: callers' checks and the registry's refuse it.
+ */
+static bool sframe_attached_bias(const struct sframe_elf_info *info,
+				 const struct sframe_attach_layout *l,
+				 unsigned long file_base, unsigned long *bias)
+{
+	const struct sframe_elf_segment *seg;
+
+	seg = sframe_attach_segment(info, l->text_vaddr, l->text_size);
+	if (!seg)
+		return false;
+	*bias = file_base + seg->offset - seg->vaddr;
+	return true;
+}
+
+/*
  * Register @a's section for the part of its text in [@vm_start, @vm_end),
  * as lying where the mapping at @file_base would put it.
  */
@@ -454,15 +472,11 @@ static void sframe_attached_add(struct mm_struct *mm,
 				unsigned long vm_end,
 				const struct sframe_elf_info *info)
 {
-	const struct sframe_elf_segment *seg;
 	unsigned long bias, text;
 	struct sframe_new_section add;
 
-	seg = sframe_attach_segment(info, a->l.text_vaddr, a->l.text_size);
-	if (!seg)
+	if (!sframe_attached_bias(info, &a->l, file_base, &bias))
 		return;
-	/* Wrapping is harmless: the checks below and the registry's refuse it. */
-	bias = file_base + seg->offset - seg->vaddr;
 	text = bias + a->l.text_vaddr;
 	if (max(text, vm_start) >= min(text + a->l.text_size, vm_end))
 		return;
@@ -531,9 +545,8 @@ void sframe_attached_register(struct mm_struct *mm, struct file *file,
 int sframe_attached_at(unsigned long addr)
 {
 	struct sframe_attach_found found[SFRAME_ATTACH_PER_FILE];
-	const struct sframe_elf_segment *seg;
 	struct mm_struct *mm = current->mm;
-	unsigned long file_base = 0, text;
+	unsigned long file_base = 0, bias;
 	struct sframe_elf_info info;
 	struct vm_area_struct *vma;
 	struct file *file = NULL;
@@ -556,12 +569,8 @@ int sframe_attached_at(unsigned long addr)
 	if (!sframe_elf_info(file, &info) && !info.has_sframe)
 		n = sframe_attached_of(file, found);
 	for (i = 0; i < n; i++) {
-		seg = sframe_attach_segment(&info, found[i].l.text_vaddr,
-					    found[i].l.text_size);
-		/* Wrapping is harmless: the range check is unsigned. */
-		text = seg ? file_base + seg->offset - seg->vaddr +
-			     found[i].l.text_vaddr : 0;
-		if (seg && addr - text < found[i].l.text_size)
+		if (sframe_attached_bias(&info, &found[i].l, file_base, &bias) &&
+		    addr - (bias + found[i].l.text_vaddr) < found[i].l.text_size)
 			ret = 1;
 		sframe_shared_put(found[i].held);
 	}

@@ -827,14 +827,12 @@ static void sfa_cache_name(const char *name, const struct sfa_key *k, char *buf,
  * script, not the interpreter mapped, for #!: the program is opened as
  * /proc/self/exe instead.  Opened O_PATH and compared before anything
  * else: no device's open() runs, nothing is read.  Returns that
- * descriptor, or -1: no file (the vDSO, a file since deleted; *@no_file
- * set when nothing from a file is mapped at its text) or, with *@moved, a
- * name that leads to another file; then nothing is cached or attached for
- * the object.
+ * descriptor, or -1: no file (the vDSO, a file since deleted) or, with
+ * *@moved, a name that leads to another file; then nothing is cached or
+ * attached for the object.
  */
 static int sfa_key_of(const struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
-		      struct sfa_key *k, char *fname, size_t fname_size, bool *moved,
-		      bool *no_file)
+		      struct sfa_key *k, char *fname, size_t fname_size, bool *moved)
 {
 	const char *path = o->exe ? "/proc/self/exe" : o->name, *base = o->name;
 	const ElfW(Phdr) *text = NULL;
@@ -850,12 +848,8 @@ static int sfa_key_of(const struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	for (i = 0; i < phnum && !text; i++)
 		if (phdr[i].p_type == PT_LOAD && (phdr[i].p_flags & PF_X) && phdr[i].p_memsz)
 			text = &phdr[i];
-	if (!*path || !text)
+	if (!*path || !text || !sfa_mapped_file(o->bias + text->p_vaddr, &dev, &ino))
 		return -1;
-	if (!sfa_mapped_file(o->bias + text->p_vaddr, &dev, &ino)) {
-		*no_file = true;
-		return -1;
-	}
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -1534,7 +1528,7 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	void *mem;
 	struct sfa_lookup lk = { .fd = -1, .obj = -1, .res = SFA_CACHE_MISS };
 	const ElfW(Phdr) *own = sfa_own_sframe(phdr, phnum);
-	bool stored, moved = false, no_file = false;
+	bool stored, moved = false, vdso = sfa_is_vdso(phdr);
 	int err = 0;
 
 	if (cfg.no_kernel)
@@ -1549,22 +1543,19 @@ static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned 
 	 * holds what converting again would give (one without gaps converts
 	 * again each time, to find that out: it stores nothing).
 	 */
-	/* The vDSO is known without asking /proc which file is mapped there */
-	no_file = sfa_is_vdso(phdr);
-	if (cfg.cache_on && !no_file)
-		lk.obj = sfa_key_of(o, phdr, phnum, &lk.k, lk.fname, sizeof(lk.fname), &moved,
-				    &no_file);
+	if (cfg.cache_on && !vdso)
+		lk.obj = sfa_key_of(o, phdr, phnum, &lk.k, lk.fname, sizeof(lk.fname), &moved);
 	if (moved)
 		snprintf(how, how_size, ", not cached: its name is not the mapped file");
 	/*
-	 * Code with SFrame of its own and no file behind it (the vDSO, whose
-	 * SFrame the kernel built from the same CFI, without gaps on any of
-	 * the three arches): its fill could be kept nowhere, and would be
-	 * made again, for nothing, in every process.
+	 * The vDSO with SFrame of its own (the kernel built it from the same
+	 * CFI, without gaps on any of the three arches): no file backs it, so
+	 * its fill could be kept nowhere and would be made again, for
+	 * nothing, in every process.
 	 */
-	if (own && no_file) {
+	if (own && vdso) {
 		*how = 0;
-		result = "skipped: its own section, and no file to keep a fill for";
+		result = "skipped: the vDSO's own section stays";
 		goto out;
 	}
 	if (lk.obj >= 0 && sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
