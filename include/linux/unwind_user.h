@@ -118,12 +118,16 @@ static inline bool unwind_user_fp_entry_insn(const u8 *code)
  * struct unwind_user_sigframe - a kind of signal frame the kernel sets up
  * @code: the instructions of the trampoline a handler returns into.
  * @len: their length.
+ * @last: offset of their last instruction, the system call, when there is
+ *	one before it: an interrupt or a single step may stop a task there,
+ *	SP where it was at the first.  0 for a one-instruction trampoline.
  * @context: offset from SP at the trampoline to the saved registers,
  *	where the UNWIND_USER_SIGCONTEXT_* offsets apply.
  */
 struct unwind_user_sigframe {
 	u8	code[12];
 	u8	len;
+	u8	last;
 	u16	context;
 };
 

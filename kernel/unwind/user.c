@@ -372,6 +372,41 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
 }
 
 /*
+ * The kind of trampoline @state's IP is in: at its start, as every frame a
+ * handler returned into is, or, topmost only, at its system call.  Not
+ * inlined: the code read here is off the stack by the time the signal
+ * frame is read, on the deepest path of an NMI's walk.
+ */
+static noinline const struct unwind_user_sigframe *
+unwind_user_sigframe_at(struct unwind_user_state *state)
+{
+	const struct unwind_user_sigframe *sf;
+	unsigned int i, len = 0;
+	u8 code[sizeof(sf->code)];
+
+	/* One read of the longest trampoline serves every kind. */
+	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes); i++)
+		len = max_t(unsigned int, len, unwind_user_sigframes[i].len);
+	if (!unwind_user_copy(state, code, state->ip, len)) {
+		for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes); i++) {
+			sf = &unwind_user_sigframes[i];
+			if (!memcmp(code, sf->code, sf->len))
+				return sf;
+		}
+	}
+	if (!state->topmost)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes); i++) {
+		sf = &unwind_user_sigframes[i];
+		if (sf->last && state->ip >= sf->last &&
+		    !unwind_user_copy(state, code, state->ip - sf->last, sf->len) &&
+		    !memcmp(code, sf->code, sf->len))
+			return sf;
+	}
+	return NULL;
+}
+
+/*
  * A handler returns into a sigreturn trampoline, which the kernel's signal
  * frame sits above: the interrupted IP, SP and FP (and LR or r14, where the
  * return address may still be in it) are read back from it.  The frame
@@ -380,22 +415,12 @@ static int unwind_user_next_sframe(struct unwind_user_state *state)
  */
 static int unwind_user_next_signal(struct unwind_user_state *state)
 {
-	const struct unwind_user_sigframe *sf = NULL;
+	const struct unwind_user_sigframe *sf;
 	unsigned long ctx, ip, sp, fp, end, ra = 0;
-	unsigned int i, len = 0;
-	u8 code[sizeof(sf->code)];
 
 	if (state->ws != sizeof(long))
 		return -ENOENT;
-	/* One read of the longest trampoline serves every kind. */
-	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes); i++)
-		len = max_t(unsigned int, len, unwind_user_sigframes[i].len);
-	if (unwind_user_copy(state, code, state->ip, len))
-		return -ENOENT;
-	for (i = 0; i < ARRAY_SIZE(unwind_user_sigframes) && !sf; i++)
-		if (!memcmp(code, unwind_user_sigframes[i].code,
-			    unwind_user_sigframes[i].len))
-			sf = &unwind_user_sigframes[i];
+	sf = unwind_user_sigframe_at(state);
 	if (!sf)
 		return -ENOENT;
 

@@ -280,7 +280,7 @@ KUNIT_ARRAY_PARAM(uw_sigframe, uw_sigframes, uw_sigframe_desc);
  * frame comes from the saved context, even on a stack below the handler's
  * (sigaltstack), and the walk goes on from it.
  */
-static void uw_signal_test(struct kunit *test)
+static void uw_signal_check(struct kunit *test, unsigned int at)
 {
 	const struct unwind_user_sigframe *sf = test->param_value;
 	struct uw_ctx *ctx = test->priv;
@@ -296,7 +296,7 @@ static void uw_signal_test(struct kunit *test)
 	uw_put(test, ctxp + UNWIND_USER_SIGCONTEXT_FP, 0xbeef0);
 	uw_put(test, icfa - 8, ctx->text + UW_F_END + 0x4);
 
-	uw_start(ctx, &st, UW_SIGRETURN, sp, 0);
+	uw_start(ctx, &st, UW_SIGRETURN + at, sp, 0);
 	KUNIT_ASSERT_EQ(test, uw_walk(ctx, &st), 3);
 	KUNIT_EXPECT_EQ(test, ctx->ips[1], ctx->text + UW_F_SP + 0x20);
 	KUNIT_EXPECT_EQ(test, ctx->types[1], UNWIND_USER_TYPE_SIGNAL);
@@ -306,7 +306,12 @@ static void uw_signal_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, st.error);
 }
 
-/* Inside a trampoline, past its first byte, is not a signal frame. */
+static void uw_signal_test(struct kunit *test)
+{
+	uw_signal_check(test, 0);
+}
+
+/* Inside a trampoline's first instruction is not a signal frame. */
 static void uw_not_signal_test(struct kunit *test)
 {
 	const struct unwind_user_sigframe *sf = test->param_value;
@@ -319,6 +324,22 @@ static void uw_not_signal_test(struct kunit *test)
 	uw_start(ctx, &st, UW_SIGRETURN + 1, sp, 0);
 	unwind_user_next(&st);
 	KUNIT_EXPECT_EQ(test, st.current_type, UNWIND_USER_TYPE_FP);
+}
+
+/*
+ * Interrupted with only the trampoline's system call left to run, the
+ * topmost frame is a signal frame all the same (a profiler's tick, a
+ * single step).  A one-instruction trampoline has no such place: past its
+ * first byte is inside its only instruction.
+ */
+static void uw_signal_last_test(struct kunit *test)
+{
+	const struct unwind_user_sigframe *sf = test->param_value;
+
+	if (sf->last)
+		uw_signal_check(test, sf->last);
+	else
+		uw_not_signal_test(test);
 }
 
 /*
@@ -1397,6 +1418,7 @@ static struct kunit_case uw_cases[] = {
 	KUNIT_CASE(uw_plt_bti_test),
 #endif
 	KUNIT_CASE_PARAM(uw_signal_test, uw_sigframe_gen_params),
+	KUNIT_CASE_PARAM(uw_signal_last_test, uw_sigframe_gen_params),
 	KUNIT_CASE_PARAM(uw_signal_not_code_test, uw_sigframe_gen_params),
 	KUNIT_CASE_PARAM(uw_not_signal_test, uw_sigframe_gen_params),
 	KUNIT_CASE(uw_register_rule_test),

@@ -374,13 +374,22 @@ static enum ref_kind ref_signal(struct ref *ref)
 	for (i = 0; i < ARRAY_SIZE(ref_sigframes); i++)
 		if (ref_sigframes[i].len > len)
 			len = ref_sigframes[i].len;
-	if (!ref_load(ref, s->ip, len, code))
-		return REF_NONE;
-	for (i = 0; i < ARRAY_SIZE(ref_sigframes); i++) {
-		if (!memcmp(code, ref_sigframes[i].code, ref_sigframes[i].len)) {
-			sf = &ref_sigframes[i];
-			break;
+	if (ref_load(ref, s->ip, len, code)) {
+		for (i = 0; i < ARRAY_SIZE(ref_sigframes); i++) {
+			if (!memcmp(code, ref_sigframes[i].code, ref_sigframes[i].len)) {
+				sf = &ref_sigframes[i];
+				break;
+			}
 		}
+	}
+	/* A topmost frame may also stand at the trampoline's system call. */
+	for (i = 0; !sf && s->topmost && i < ARRAY_SIZE(ref_sigframes); i++) {
+		const struct unwind_user_sigframe *k = &ref_sigframes[i];
+
+		if (k->last && s->ip >= k->last &&
+		    ref_load(ref, s->ip - k->last, k->len, code) &&
+		    !memcmp(code, k->code, k->len))
+			sf = k;
 	}
 	if (!sf)
 		return REF_NONE;

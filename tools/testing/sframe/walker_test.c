@@ -433,7 +433,7 @@ static void case_uncovered(void)
  * A handler returned into the sigreturn trampoline: the interrupted frame
  * from the saved context, on another stack (sigaltstack), then SFrame on.
  */
-static void signal_case(unsigned int kind)
+static void signal_case_at(unsigned int kind, unsigned int at)
 {
 	const struct unwind_user_sigframe *sf = &sigframes[kind];
 	unsigned long sp = T_STACK + 0x800, ctx = sp + sf->context;
@@ -444,8 +444,43 @@ static void signal_case(unsigned int kind)
 	put(ctx + UNWIND_USER_SIGCONTEXT_SP, isp);
 	put(ctx + UNWIND_USER_SIGCONTEXT_FP, 0xbeef0);
 	put(icfa - 8, T_TEXT + F_END + 0x4);
-	start(SIGRETURN, sp, 0);
-	expect(false, 3, SIGRETURN, F_SP + 0x20, F_END + 0x4);
+	start(SIGRETURN + at, sp, 0);
+	expect(false, 3, SIGRETURN + at, F_SP + 0x20, F_END + 0x4);
+}
+
+static void signal_case(unsigned int kind)
+{
+	signal_case_at(kind, 0);
+}
+
+/*
+ * Stopped at the trampoline's system call (a tick, a single step): the
+ * topmost frame is the signal frame all the same.  An arch whose
+ * trampoline is that one instruction has nothing more to try: the walk
+ * ends, as anywhere else past a trampoline's start.
+ */
+#if defined(WALKER_ARCH_X86)
+static const u8 sigreturn_syscall[] = { 0x0f, 0x05 };			/* syscall */
+#elif defined(WALKER_ARCH_ARM64)
+static const u8 sigreturn_syscall[] = { 0x01, 0x00, 0x00, 0xd4 };	/* svc #0 */
+#else
+static const u8 sigreturn_syscall[] = { 0x0a };				/* svc */
+#endif
+
+static void case_signal_syscall(void)
+{
+	const struct unwind_user_sigframe *sf = &sigframes[0];
+	unsigned int at = sf->len - sizeof(sigreturn_syscall);
+
+	/* The code, not the description under test, says where the call is. */
+	while (at && memcmp(sf->code + at, sigreturn_syscall, sizeof(sigreturn_syscall)))
+		at--;
+	if (at) {
+		signal_case_at(0, at);
+		return;
+	}
+	signal_case_at(0, 1);
+	expect(true, 1, SIGRETURN + 1);
 }
 
 static void case_signal_first(void)
@@ -649,6 +684,7 @@ static const struct walk_case cases[] = {
 	{ "uncovered", case_uncovered },
 	{ "signal_first", case_signal_first },
 	{ "signal_last", case_signal_last },
+	{ "signal_syscall", case_signal_syscall },
 	{ "signal_loop", case_signal_loop },
 	{ "same_cfa", case_same_cfa },
 	{ "ra_kernel", case_ra_kernel },

@@ -161,7 +161,7 @@ static inline bool unwind_user_get_reg(struct task_struct *task,
  */
 #define UNWIND_USER_SIGFRAMES {						\
 	{ .code = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 },	\
-	  .len = 8,							\
+	  .len = 8, .last = 4,						\
 	  .context = sizeof(struct siginfo) +				\
 		     offsetof(struct ucontext, uc_mcontext) },		\
 }

@@ -113,7 +113,7 @@ static inline bool unwind_user_get_reg(struct task_struct *task,
  */
 #define UNWIND_USER_SIGFRAMES {						\
 	{ .code = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 },\
-	  .len = 9,							\
+	  .len = 9, .last = 7,						\
 	  .context = offsetof(struct rt_sigframe, uc.uc_mcontext) -	\
 		     offsetof(struct rt_sigframe, uc) },		\
 }
