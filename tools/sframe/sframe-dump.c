@@ -6,6 +6,7 @@
  *
  *   sframe-dump FILE                 header, FDEs and FREs
  *   sframe-dump --lookup-all FILE    the rules of every covered address
+ *   sframe-dump --lookup ADDR FILE   the rules at one address, or "none"
  *
  * The section bytes are the only "user memory" the reader can see, so what
  * this prints is exactly what an unwinder in the kernel would use.
@@ -74,6 +75,23 @@ static int lookup_all(struct sframe_section *sec, unsigned long code_lo,
 			any = true;
 		}
 	}
+	return 0;
+}
+
+static int lookup_one(struct sframe_section *sec, unsigned long pc)
+{
+	struct unwind_user_frame frame;
+	int ret;
+
+	ret = sframe_find(sec, pc, &frame, SFRAME_UNBOUNDED);
+	printf("%#lx ", pc);
+	if (ret == -ENOENT) {
+		puts("none");
+		return 0;
+	}
+	if (ret)
+		sframe_elf_fail("lookup of %#lx: %s", pc, sec->reason);
+	print_frame(&frame);
 	return 0;
 }
 
@@ -172,7 +190,7 @@ static int dump(const struct sframe_loc *loc, struct sframe_section *sec)
 
 static __noreturn void bad_args(void)
 {
-	fprintf(stderr, "usage: %s [--lookup-all | --validate] FILE\n", prog);
+	fprintf(stderr, "usage: %s [--lookup-all | --lookup ADDR | --validate] FILE\n", prog);
 	exit(2);
 }
 
@@ -180,7 +198,9 @@ int main(int argc, char **argv)
 {
 	struct sframe_section sec = { 0 };
 	struct sframe_loc loc;
-	bool lookup = false, validate = false;
+	bool lookup = false, validate = false, one = false;
+	unsigned long addr = 0;
+	char *end;
 	int i, ret;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -188,14 +208,21 @@ int main(int argc, char **argv)
 			i++;
 			break;
 		}
-		if (!strcmp(argv[i], "--lookup-all"))
+		if (!strcmp(argv[i], "--lookup-all")) {
 			lookup = true;
-		else if (!strcmp(argv[i], "--validate"))
+		} else if (!strcmp(argv[i], "--validate")) {
 			validate = true;
-		else
+		} else if (!strcmp(argv[i], "--lookup") && i + 1 < argc) {
+			errno = 0;
+			addr = strtoul(argv[++i], &end, 0);
+			if (errno || !*argv[i] || *end)
+				bad_args();
+			one = true;
+		} else {
 			bad_args();
+		}
 	}
-	if (i != argc - 1 || (lookup && validate))
+	if (i != argc - 1 || lookup + validate + one > 1)
 		bad_args();
 
 	sframe_elf_load(prog, argv[i], &loc);
@@ -214,7 +241,8 @@ int main(int argc, char **argv)
 		       ret ? (sec.reason ? sec.reason : strerror(-ret)) : "valid");
 		ret = !!ret;
 	} else {
-		ret = lookup ? lookup_all(&sec, loc.code_lo, loc.code_hi) : dump(&loc, &sec);
+		ret = one ? lookup_one(&sec, addr) :
+		      lookup ? lookup_all(&sec, loc.code_lo, loc.code_hi) : dump(&loc, &sec);
 	}
 	sframe_section_release(&sec);
 	sframe_elf_free(&loc);
