@@ -1675,7 +1675,8 @@ out:
 static struct sfa_obj *sfa_add(const char *name, bool exe, uint64_t bias,
 			       const ElfW(Phdr) *phdr, unsigned int phnum)
 {
-	uint64_t t0 = now_ns(), ns;
+	/* Two system calls an object: only for whoever reads the time */
+	uint64_t t0 = cfg.verbose ? now_ns() : 0;
 	const char *result;
 	struct sfa_obj *o;
 	unsigned int fdes = 0;
@@ -1701,10 +1702,9 @@ static struct sfa_obj *sfa_add(const char *name, bool exe, uint64_t bias,
 		sfa_objs = o;
 		sfa_hash_add(o);
 	}
-	ns = now_ns() - t0;
 	if (cfg.verbose)
 		say("sframe-audit: %s: %u FDEs, %zu bytes, %" PRIu64 " us%s: %s", name, fdes,
-		    bytes, ns / 1000, how, result);
+		    bytes, (now_ns() - t0) / 1000, how, result);
 	return o;
 }
 

@@ -99,8 +99,8 @@
 #define ST_MAX_ATTACH	32
 #define ST_MAX_SHOWN_WRONG	20
 #define ST_MAX_SHOWN_SHORT	3
-#define ST_MAX_STOPS	64
-#define ST_STOPS_SHOWN	12
+/* Every place is printed, for tools/testing/sframe/why-short to explain */
+#define ST_MAX_STOPS	512
 #define ST_MAX_OBJECTS	32
 /* No instruction is longer than this (x86), none shorter than 2 (s390x) */
 #define ST_INSN_MAX	16
@@ -129,9 +129,16 @@ struct st_object {
 	unsigned long	samples, exact, shortened, wrong;
 };
 
-/* Where short walks stopped: the frame no step left, as object+offset */
+/*
+ * Where short walks stopped: the last frame walked, as object+offset, and
+ * whether it was the topmost one (its PC) or a return address (its call
+ * site is what a lookup asks about).
+ */
 struct st_stop {
 	char		where[128];
+	bool		topmost;
+	/* the frame the walk missed, as the calls left it */
+	char		caller[128];
 	unsigned long	count;
 };
 
@@ -795,20 +802,27 @@ static void st_show(pid_t pid, const char *verdict, const unsigned long *truth,
 	}
 }
 
-static void st_count_stop(pid_t pid, unsigned long ip)
+static void st_count_stop(pid_t pid, unsigned long ip, bool topmost, unsigned long caller)
 {
-	char where[128];
+	char where[128], at[128];
 	unsigned int i;
 
 	st_where(pid, ip, where, sizeof(where));
+	st_where(pid, caller, at, sizeof(at));
 	for (i = 0; i < st.nstop; i++)
-		if (!strcmp(st.stop[i].where, where))
+		if (st.stop[i].topmost == topmost && !strcmp(st.stop[i].where, where) &&
+		    !strcmp(st.stop[i].caller, at))
 			break;
 	if (i == st.nstop) {
-		if (st.nstop == ST_MAX_STOPS)
+		/* The last slot takes whatever does not fit, and says so */
+		if (st.nstop == ST_MAX_STOPS) {
 			i = ST_MAX_STOPS - 1;
-		else
-			snprintf(st.stop[st.nstop++].where, sizeof(where), "%s", where);
+			snprintf(where, sizeof(where), "places past the first %u", i);
+		}
+		snprintf(st.stop[i].where, sizeof(where), "%s", where);
+		snprintf(st.stop[i].caller, sizeof(at), "%s", at);
+		st.stop[i].topmost = topmost;
+		st.nstop += st.nstop < ST_MAX_STOPS;
 	}
 	st.stop[i].count++;
 }
@@ -847,7 +861,7 @@ static void st_judge(pid_t pid, int fd, const struct st_regs *r, const struct st
 	} else if (i == (unsigned int)ng) {
 		st.shortened++;
 		obj->shortened++;
-		st_count_stop(pid, got[ng - 1]);
+		st_count_stop(pid, got[ng - 1], ng == 1, truth[ng]);
 		if (!st_quiet)
 			st_show(pid, "short", truth, nt, got, method, ng);
 	} else if (SF_STEP_PLTGOT_KNOWN && st_in_pltgot(pid, r->pc)) {
@@ -1291,7 +1305,6 @@ static int st_stop_cmp(const void *a, const void *b)
 
 static void st_print_figures(const char *prog, bool bind_now)
 {
-	unsigned long rest = 0, places = 0;
 	unsigned int i;
 
 	sf_note("%s%s: %lu instructions, %lu judged: %lu exact (%.3f%%), %lu short, %lu wrong; %lu left out in a stack switch",
@@ -1303,17 +1316,10 @@ static void st_print_figures(const char *prog, bool bind_now)
 			st.obj[i].name, st.obj[i].samples, st.obj[i].exact,
 			st.obj[i].shortened, st.obj[i].wrong);
 	qsort(st.stop, st.nstop, sizeof(st.stop[0]), st_stop_cmp);
-	for (i = 0; i < st.nstop; i++) {
-		if (i < ST_STOPS_SHOWN) {
-			sf_note("  short: %5lu walks ended at %s", st.stop[i].count,
-				st.stop[i].where);
-		} else {
-			rest += st.stop[i].count;
-			places++;
-		}
-	}
-	if (places)
-		sf_note("  short: %5lu walks ended at %lu other places", rest, places);
+	for (i = 0; i < st.nstop; i++)
+		sf_note("  short: %5lu walks ended at %s (%s), the caller at %s",
+			st.stop[i].count, st.stop[i].where,
+			st.stop[i].topmost ? "pc" : "return address", st.stop[i].caller);
 	if (st.pltgot_wrong)
 		sf_note("KNOWN FAILURE: %lu of %lu stacks taken in .plt.got wrong (GNU ld 2.47 writes its SFrame with CFA = SP + 16, the call left SP + 8)",
 			st.pltgot_wrong, st.pltgot);
