@@ -465,8 +465,9 @@ static void att_secure(const char *module)
 	status = att_run_as_nobody(ATT_SUID);
 	unlink("/etc/ld.so.preload");
 
-	SF_CHECK(status == 0, "the set-user-ID run: status %d (10 not secure, 11 no "
-		 "/proc/self/sframe, 12 its text not registered, 13 not walked whole)", status);
+	SF_CHECK(status == 0,
+		 "the set-user-ID run: status %d (10 not secure, 11 no /proc/self/sframe, 12 its text not registered, 13 not walked whole)",
+		 status);
 	SF_CHECK(!stat(ATT_SUID_ERR, &st) && st.st_size == 0,
 		 "the set-user-ID run wrote %lld bytes to stderr", (long long)st.st_size);
 	if (st.st_size)
@@ -478,7 +479,8 @@ static void att_secure(const char *module)
 	SF_CHECK(att_dir_entries(att_cache_dirs[2]) == entries,
 		 "the system cache went from %ld entries to %d", entries,
 		 att_dir_entries(att_cache_dirs[2]));
-	SF_CHECK(sf_stat_get("attached") == attached, "the set-user-ID run attached: %ld, %ld before",
+	SF_CHECK(sf_stat_get("attached") == attached,
+		 "the set-user-ID run attached: %ld, %ld before",
 		 sf_stat_get("attached"), attached);
 
 	unlink(ATT_USER_DIR "/dump/index");
@@ -541,7 +543,8 @@ static int att_audit(const char *module)
 		detached++;
 	if (fd >= 0)
 		close(fd);
-	SF_CHECK(sf_stat_get("attached") == before, "%ld attachments after detaching %d, %ld before",
+	SF_CHECK(sf_stat_get("attached") == before,
+		 "%ld attachments after detaching %d, %ld before",
 		 sf_stat_get("attached"), detached, before);
 	SF_CHECK(att_run_child(self, "none") == 0, "the detached run failed");
 	unlink(log);
@@ -631,7 +634,7 @@ static void att_sysfs_modes(void)
 
 int main(int argc, char **argv)
 {
-	const ElfW(Phdr) *phdr = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	const Elf64_Phdr *phdr = (const Elf64_Phdr *)getauxval(AT_PHDR);
 	unsigned int i, phnum = getauxval(AT_PHNUM), segs = 0, first;
 	struct sframe_attachment att = { .size = sizeof(att) }, bad;
 	char self[4096], dir[4096], path[4200], section[4200];

@@ -63,6 +63,9 @@ static const char *deferred_sym(unsigned long ip, bool exact)
 	return info.dli_sname;
 }
 
+/* The note of a round that found the whole stack: the round, its cookie */
+#define DEFERRED_ROUND_NOTE	"round %d: cookie %llx, spin_leaf to main from a hard interrupt, one walk for two works"
+
 /* One round; returns the cookie, 0 on failure. */
 __attribute__((noinline)) unsigned long long deferred_round(int fd, int round)
 {
@@ -101,7 +104,7 @@ __attribute__((noinline)) unsigned long long deferred_round(int fd, int round)
 	SF_CHECK(same, "round %d: the works got different stacks", round);
 
 	line = strchr(buf, '\n');
-	for (i = 0; line && i < (int)(sizeof(want) / sizeof(want[0])); i++) {
+	for (i = 0; line && i < (int)ARRAY_SIZE(want); i++) {
 		if (sscanf(line + 1, "0x%lx", &ip) != 1)
 			break;
 		/* The first address is where the interrupt hit, not a return */
@@ -111,10 +114,9 @@ __attribute__((noinline)) unsigned long long deferred_round(int fd, int round)
 			break;
 		line = strchr(line + 1, '\n');
 	}
-	if (SF_CHECK(i == (int)(sizeof(want) / sizeof(want[0])),
+	if (SF_CHECK(i == (int)ARRAY_SIZE(want),
 		     "round %d: %d frames of the spin found", round, i))
-		sf_note("round %d: cookie %llx, spin_leaf to main from a hard interrupt, one walk for two works",
-			round, c1);
+		sf_note(DEFERRED_ROUND_NOTE, round, c1);
 	return c1;
 }
 

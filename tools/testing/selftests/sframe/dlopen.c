@@ -59,7 +59,7 @@ static bool sf_dl_state(int i, bool open, bool full, long sections0)
 
 static bool sf_dl_round(int i, bool full, long sections0)
 {
-	int (*fn)(int);
+	int (*fn)(int x);
 	bool ok;
 	void *h;
 

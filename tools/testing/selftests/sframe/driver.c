@@ -84,19 +84,20 @@ static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "
  * Debian's perf sampling sf-perf, then reading what it recorded: under
  * emulation, perf script alone takes a while.  5 s a chain at 1 kHz: 1,000
  * samples a chain even where the guest's timer falls back to the tick.
+ * SF_PERF_TOOL is sf-perf-tool's argv; such a test needs linux-perf and
+ * the program sampled.
  */
 #define SF_PERF_TOOL_SECONDS	300
-#define SF_PERF_TOOL(name, mode, program, ...)					\
-	{ name, { "sf-perf-tool", "linux-perf", mode, program, "--work", "5000",	\
-		  ##__VA_ARGS__ }, { "linux-perf", program } }
+#define SF_PERF_TOOL(mode, program, ...)					\
+	{ "sf-perf-tool", "linux-perf", mode, program, "--work", "5000", ##__VA_ARGS__ }
 /*
  * arm64: the same with perf built from the series' tree (tools/vm/build-perf,
  * directory perf-patched), whose leaf-frame fixup no longer adds the leaf's
  * caller a second time: every sample must be exact as perf shows it.
+ * It needs perf-patched and the program sampled.
  */
-#define SF_PERF_TOOL_PATCHED(name, mode, program)				\
-	{ name, { "sf-perf-tool", "--patched", "perf-patched", mode, program,	\
-		  "--work", "5000" }, { "perf-patched", program } }
+#define SF_PERF_TOOL_PATCHED(mode, program)					\
+	{ "sf-perf-tool", "--patched", "perf-patched", mode, program, "--work", "5000" }
 
 /*
  * sqlite3 (tools/toolchain/build-sqlite3) sampled, its stacks by SFrame
@@ -167,13 +168,11 @@ static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "
  * its loader (tools/vm/guest-tool's directory DIR) each given SFrame by
  * sframe-gen --raw on the host (DIR-sframe/NAME.sframe) and attached;
  * run through that loader, lazily bound, judged at every 16th instruction.
+ * SF_STEP_DEBIAN starts sf-step's argv, to go on with DIR DIR-sframe
+ * --name NAME -- DIR/<loader> --library-path DIR DIR/PROG [ARG...]; such
+ * a test needs DIR and DIR-sframe.
  */
-#define SF_STEP_DEBIAN(name, dir, prog, ...)					\
-	{ name, { "sf-step", "--every", "16", "--min-exact", "99", "--attach-dir", dir,	\
-		  dir "-sframe",							\
-		  "--name", "Debian's " prog, "--", dir "/" SF_LDSO,		\
-		  "--library-path", dir, dir "/" prog, ##__VA_ARGS__ },		\
-	  { dir, dir "-sframe" } }
+#define SF_STEP_DEBIAN	"sf-step", "--every", "16", "--min-exact", "99", "--attach-dir"
 
 /* "%PID" in an argument stands for the driver's own pid. */
 static const struct sf_test sf_tests[] = {
@@ -236,12 +235,14 @@ static const struct sf_test sf_tests[] = {
 	{ "fork-fail",		{ "sf-fork-fail" }, {} },
 	{ "bpf",		{ "sf-perf", "--bpf" }, {} },
 	{ "bpf-no-sframe",	{ "sf-perf-nosf", "--no-sframe", "--bpf" }, {} },
-	SF_PERF_TOOL("perf-tool-fp", "fp", "sf-perf"),
-	SF_PERF_TOOL("perf-tool-defer", "defer", "sf-perf"),
-	SF_PERF_TOOL("perf-tool-fp-no-sframe", "fp", "sf-perf-nosf", "--no-sframe"),
+	{ "perf-tool-fp",	SF_PERF_TOOL("fp", "sf-perf"), { "linux-perf", "sf-perf" } },
+	{ "perf-tool-defer",	SF_PERF_TOOL("defer", "sf-perf"), { "linux-perf", "sf-perf" } },
+	{ "perf-tool-fp-no-sframe", SF_PERF_TOOL("fp", "sf-perf-nosf", "--no-sframe"),
+	  { "linux-perf", "sf-perf-nosf" } },
 #if defined(__aarch64__)
-	SF_PERF_TOOL("perf-tool-event", "event", "sf-perf"),
-	SF_PERF_TOOL_PATCHED("perf-tool-fp-patched", "fp", "sf-perf"),
+	{ "perf-tool-event",	SF_PERF_TOOL("event", "sf-perf"), { "linux-perf", "sf-perf" } },
+	{ "perf-tool-fp-patched", SF_PERF_TOOL_PATCHED("fp", "sf-perf"),
+	  { "perf-patched", "sf-perf" } },
 #endif
 	SF_PERF_DWARF("sqlite3-perf-sync", "sync"),
 	SF_PERF_DWARF("sqlite3-perf-defer", "defer"),
@@ -262,9 +263,17 @@ static const struct sf_test sf_tests[] = {
 	  { "libsframe-audit.so", "debian-sqlite3" } },
 	SF_STEP("step"),
 	SF_STEP("step-bind-now", "--bind-now"),
-	SF_STEP_DEBIAN("step-debian-sqlite3", "debian-sqlite3", "sqlite3", ":memory:",
-		       "create table t(a); insert into t values (1); select * from t;"),
-	SF_STEP_DEBIAN("step-debian-find", "findutils", "find", "findutils", "-name", "find"),
+	{ "step-debian-sqlite3",
+	  { SF_STEP_DEBIAN, "debian-sqlite3", "debian-sqlite3-sframe",
+	    "--name", "Debian's sqlite3", "--", "debian-sqlite3/" SF_LDSO,
+	    "--library-path", "debian-sqlite3", "debian-sqlite3/sqlite3", ":memory:",
+	    "create table t(a); insert into t values (1); select * from t;" },
+	  { "debian-sqlite3", "debian-sqlite3-sframe" } },
+	{ "step-debian-find",
+	  { SF_STEP_DEBIAN, "findutils", "findutils-sframe",
+	    "--name", "Debian's find", "--", "findutils/" SF_LDSO,
+	    "--library-path", "findutils", "findutils/find", "findutils", "-name", "find" },
+	  { "findutils", "findutils-sframe" } },
 	/* A short run of the stress program (make stress runs it longer) */
 	{ "stress",		{ "sf-stress", "20" }, { "sf-attach", "sf-attach.sframe" } },
 #if defined(__x86_64__)

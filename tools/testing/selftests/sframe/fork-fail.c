@@ -152,6 +152,9 @@ __attribute__((noinline)) unsigned int ff_forks(void)
 	return failed;
 }
 
+/* The summary: the forks refused, then the exact stacks before and after them */
+#define FF_NOTE	"%u forks failed with EAGAIN; deferred stacks exact to main: %u of %u before them, %u of %u after"
+
 int main(void)
 {
 	static struct sf_perf_ring ring;
@@ -169,7 +172,6 @@ int main(void)
 	ff_sample(&ring, &before, FF_RECORDS, "before the forks");
 	failed = ff_forks();
 	ff_sample(&ring, &after, FF_RECORDS, "after the forks");
-	sf_note("%u forks failed with EAGAIN; deferred stacks exact to main: %u of %u before them, %u of %u after",
-		failed, before.exact, before.records, after.exact, after.records);
+	sf_note(FF_NOTE, failed, before.exact, before.records, after.exact, after.records);
 	sf_exit();
 }

@@ -453,6 +453,9 @@ __attribute__((noinline)) void defer_exit(void)
 		tally.sync);
 }
 
+/* exec's note: the exact samples, in how many stays, and the repeats */
+#define DEFER_EXEC_NOTE	"exec: %u samples before the point of no return got %s, in %u stays (%u stays, %u records in all); %s"
+
 __attribute__((noinline)) void defer_exec(void)
 {
 	static char *argv[DEFER_EXEC_ARGS + 3];
@@ -495,9 +498,8 @@ __attribute__((noinline)) void defer_exec(void)
 		 tally.exact, tally.samples);
 	if (SF_CHECK(tally.exact, "no sample got the stack of the call to execve() (%u stays)",
 		     tally.ncookies))
-		sf_note("exec: %u samples before the point of no return got %s, in %u stays (%u stays, %u records in all); %s",
-			tally.exact, "the old program's stack, exact to main", tally.chain_stays,
-			tally.ncookies, tally.records, defer_repeats_note());
+		sf_note(DEFER_EXEC_NOTE, tally.exact, "the old program's stack, exact to main",
+			tally.chain_stays, tally.ncookies, tally.records, defer_repeats_note());
 }
 
 int main(int argc, char **argv)

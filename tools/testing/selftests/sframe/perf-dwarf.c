@@ -389,13 +389,23 @@ static int dw_bpf_prog(int next, int slots)
 	const struct bpf_insn insns[] = {
 		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),	/* r6 = ctx */
 		SF_BPF_INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),
-		SF_BPF_LOOKUP_AT_FP(next, -4),
+		/* r0 = bpf_map_lookup_elem(next, r10 - 4), r1 and r2 clobbered */
+		SF_BPF_LD_MAP_FD(1, next),
+		SF_BPF_LD_IMM64_HI,
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		SF_BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		SF_BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
 		SF_BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 19, 0),	/* to drop */
 		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
 		SF_BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD | BPF_FETCH),
 		SF_BPF_INSN(BPF_JMP | BPF_JGE | BPF_K, 1, 0, 16, DW_MAX_SAMPLES),
 		SF_BPF_INSN(BPF_STX | BPF_MEM | BPF_W, 10, 1, -8, 0),
-		SF_BPF_LOOKUP_AT_FP(slots, -8),
+		/* r0 = bpf_map_lookup_elem(slots, r10 - 8) */
+		SF_BPF_LD_MAP_FD(1, slots),
+		SF_BPF_LD_IMM64_HI,
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		SF_BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -8),
+		SF_BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
 		SF_BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 10, 0),	/* to drop */
 		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0),	/* r7 = slot */
 		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0),
@@ -1148,6 +1158,12 @@ out:
 	return ok;
 }
 
+/* main()'s messages too long for a line of code, each kept whole */
+#define DW_RUN_NOTE	"%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u past the buffer), %u compared, %u through objects without SFrame (%u of them exact%s), %u to _start without main; %u left out:"
+#define DW_RESOLVER	"KNOWN FAILURE: through ld.so's lazy binding, the caller twice by DWARF and SFrame alike (glibc's arm64 _dl_runtime_resolve CFI leaves the PLT's 16 bytes out)"
+#define DW_REGISTERED_NOTE	"/proc/PID/sframe: %u sections by the module, the C library's among them"
+#define DW_EXACT_NOTE	"%s: %u of %u samples' SFrame stacks are DWARF's, frame for frame down to main (%u return addresses given by perf as the call's)"
+
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr = {
@@ -1244,8 +1260,7 @@ int main(int argc, char **argv)
 	}
 	left = t.startup + t.plt + t.no_cfi + t.short_ + t.module + t.resolver + t.pltgot +
 	       t.caller_no_cfi.n + t.not_call.n;
-	sf_note("%s%s: %u runs, a sample every %llu us of CPU time, %u samples (%u lost, %u past the buffer), %u compared, %u through objects without SFrame (%u of them exact%s), %u to _start without main; %u left out:",
-		mode, dw_audit ? " under the audit module" : "", round,
+	sf_note(DW_RUN_NOTE, mode, dw_audit ? " under the audit module" : "", round,
 		(unsigned long long)attr.sample_period / 1000, samples, dw_lost,
 		dw_cut, t.compared, t.outside, t.outside_exact,
 		dw_audit ? ", compared: the module's" : "", t.to_entry, left);
@@ -1258,8 +1273,7 @@ int main(int argc, char **argv)
 	dw_bound(what, t.no_cfi, t.script, DW_MAX_NO_CFI_PERMILLE);
 	dw_bound("where DWARF's stack ends at neither main nor _start", t.short_, t.script,
 		 DW_MAX_SHORT_PERMILLE);
-	dw_bound("KNOWN FAILURE: through ld.so's lazy binding, the caller twice by DWARF and SFrame alike (glibc's arm64 _dl_runtime_resolve CFI leaves the PLT's 16 bytes out)",
-		 t.resolver, t.script, DW_MAX_RESOLVER_PERMILLE);
+	dw_bound(DW_RESOLVER, t.resolver, t.script, DW_MAX_RESOLVER_PERMILLE);
 	snprintf(what, sizeof(what),
 		 "KNOWN FAILURE: at a PC in the program's .plt.got, whose SFrame GNU ld writes with CFA = SP + 16 (%u of them exact all the same)",
 		 t.pltgot_alike);
@@ -1280,8 +1294,7 @@ int main(int argc, char **argv)
 		if (SF_CHECK(dw_registered_libc,
 			     "/proc/PID/sframe never listed the C library (%u sections seen)",
 			     dw_registered))
-			sf_note("/proc/PID/sframe: %u sections by the module, the C library's among them",
-				dw_registered);
+			sf_note(DW_REGISTERED_NOTE, dw_registered);
 		SF_CHECK(t.outside >= 10, "only %u samples through objects without .sframe",
 			 t.outside);
 	}
@@ -1293,7 +1306,6 @@ int main(int argc, char **argv)
 	SF_CHECK(t.compared >= DW_MIN_SAMPLES, "%u samples compared", t.compared);
 	if (SF_CHECK(t.exact == t.compared,
 		     "%u of %u samples exact to main", t.exact, t.compared))
-		sf_note("%s: %u of %u samples' SFrame stacks are DWARF's, frame for frame down to main (%u return addresses given by perf as the call's)",
-			mode, t.exact, t.compared, t.adjusted);
+		sf_note(DW_EXACT_NOTE, mode, t.exact, t.compared, t.adjusted);
 	sf_exit();
 }

@@ -154,7 +154,7 @@ int main(int argc, char **argv)
 	bool filled = argc > 1 && !strcmp(argv[1], "--filled");
 
 	if (argc > 2 && !strcmp(argv[1], "--audit")) {
-		char *args[] = { argv[0], "--filled", NULL };
+		char *args[3] = { argv[0], "--filled", NULL };
 
 		if (!SF_CHECK(realpath(argv[2], module), "%s: %m", argv[2]))
 			sf_exit();

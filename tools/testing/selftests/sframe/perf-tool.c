@@ -255,6 +255,10 @@ static bool tool_has_unwinder(void)
 	return sf_tool_wait(pid, "perf version") && on;
 }
 
+/* main()'s messages too long for a line of code, each kept whole */
+#define TOOL_EXACT_NOTE	"perf %s, %s: %u of %u samples exact to main%s; as perf shows them, %u"
+#define TOOL_LEAF_NOTE	"KNOWN FAILURE, perf %s: %u of %u samples shown with their leaf's caller twice (perf's arm64 leaf-frame fixup, fixed by patches/perf-tools/0001; issue 21 §2)"
+
 int main(int argc, char **argv)
 {
 	struct tool_tally t[2] = {
@@ -307,8 +311,7 @@ int main(int argc, char **argv)
 		if (SF_CHECK(t[i].exact == t[i].samples,
 			     "%s: %u of %u samples exact to main", t[i].name,
 			     t[i].exact, t[i].samples))
-			sf_note("perf %s, %s: %u of %u samples exact to main%s; as perf shows them, %u",
-				argv[2], t[i].name, t[i].exact, t[i].samples,
+			sf_note(TOOL_EXACT_NOTE, argv[2], t[i].name, t[i].exact, t[i].samples,
 				defer ? ", stitched from deferred records" : "",
 				t[i].as_shown);
 		/*
@@ -323,8 +326,8 @@ int main(int argc, char **argv)
 	if (TOOL_LEAF_FIXUP && !defer && !event && !patched) {
 		/* Debian's perf: the category must name a defect that shows */
 		if (SF_CHECK(tool_leaf_twice, "no sample shown with its leaf's caller twice"))
-			sf_note("KNOWN FAILURE, perf %s: %u of %u samples shown with their leaf's caller twice (perf's arm64 leaf-frame fixup, fixed by patches/0030; issue 21 §2)",
-				argv[2], tool_leaf_twice, t[0].samples + t[1].samples);
+			sf_note(TOOL_LEAF_NOTE, argv[2], tool_leaf_twice,
+				t[0].samples + t[1].samples);
 	}
 	sf_exit();
 }

@@ -293,11 +293,6 @@ static void perf_drain(struct sf_perf_ring *ring, struct perf_tally *t)
 static int bpf_stacks = -1, bpf_counts = -1;
 
 #define BPF_INSN		SF_BPF_INSN
-#define BPF_COUNT_KEY_AT_FP_4						\
-	SF_BPF_LOOKUP_AT_FP(bpf_counts, -4),				\
-	BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),		\
-	BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),		\
-	BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD)
 
 /*
  * Each sample: id = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK), counted;
@@ -308,7 +303,8 @@ static int bpf_stacks = -1, bpf_counts = -1;
 static int bpf_program(void)
 {
 	const struct bpf_insn insns[] = {
-		SF_BPF_MAP_FD(2, bpf_stacks),	/* r1: the context */
+		SF_BPF_LD_MAP_FD(2, bpf_stacks),	/* r1: the context */
+		SF_BPF_LD_IMM64_HI,
 		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, BPF_F_USER_STACK),
 		BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_stackid),
 		BPF_INSN(BPF_JMP | BPF_JSGE | BPF_K, 0, 0, 4, 0),
@@ -317,9 +313,25 @@ static int bpf_program(void)
 		BPF_INSN(BPF_JMP | BPF_JA, 0, 0, 1, 0),
 		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, BPF_COLLIDED),
 		BPF_INSN(BPF_STX | BPF_MEM | BPF_W, 10, 0, -4, 0),
-		BPF_COUNT_KEY_AT_FP_4,
+		/* counts[key at r10 - 4]++ */
+		SF_BPF_LD_MAP_FD(1, bpf_counts),
+		SF_BPF_LD_IMM64_HI,
+		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),
+		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
+		BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
 		BPF_INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, BPF_TOTAL),
-		BPF_COUNT_KEY_AT_FP_4,
+		/* counts[key at r10 - 4]++ */
+		SF_BPF_LD_MAP_FD(1, bpf_counts),
+		SF_BPF_LD_IMM64_HI,
+		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),
+		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
+		BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
 		BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
 		BPF_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
@@ -366,6 +378,9 @@ static void bpf_drain(struct perf_tally *t)
 		sf_note("%s: %llu stacks collided in the stack map, not counted", t->name,
 			(unsigned long long)count);
 }
+
+/* A run's note when its walks end where there is no CFI */
+#define PERF_ENDS_AT_NOTE	"%s: %u of %u samples exact: %u to main, %u %s alone (no CFI: the walk ends there)"
 
 __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid),
 					perf_mid mid)
@@ -431,9 +446,8 @@ __attribute__((noinline)) void perf_run(struct perf_tally *t, long (*a)(perf_mid
 	} else if (SF_CHECK(t->exact == t->samples, "%s: %u of %u samples exact",
 			    t->name, t->exact, t->samples)) {
 		if (t->ends_at)
-			sf_note("%s: %u of %u samples exact: %u to main, %u %s alone (no CFI: the walk ends there)",
-				t->name, t->exact, t->samples, t->exact - t->ended,
-				t->ended, t->ends_at);
+			sf_note(PERF_ENDS_AT_NOTE, t->name, t->exact, t->samples,
+				t->exact - t->ended, t->ended, t->ends_at);
 		else
 			sf_note("%s: %u of %u samples exact to main", t->name, t->exact,
 				t->samples);

@@ -11,7 +11,6 @@
 #include "sframe_phdr.h"
 #include "sframe_test.h"
 
-
 #ifndef SF_EXPECT_VERSION
 #define SF_EXPECT_VERSION	SFRAME_VERSION_3
 #endif

@@ -11,17 +11,13 @@
 
 #define SF_BPF_INSN(c, d, s, o, i)	\
 	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
-/* Two instructions: register d = the map of descriptor fd */
-#define SF_BPF_MAP_FD(d, fd)	\
-	SF_BPF_INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), \
-	SF_BPF_INSN(0, 0, 0, 0, 0)
-
-/* Four instructions: r0 = bpf_map_lookup_elem(map fd, r10 + off), r1 and r2 clobbered */
-#define SF_BPF_LOOKUP_AT_FP(fd, off)						\
-	SF_BPF_MAP_FD(1, fd),							\
-	SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),			\
-	SF_BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, off),			\
-	SF_BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem)
+/*
+ * Register d = the map of descriptor fd takes two instructions, a 64-bit
+ * immediate load: SF_BPF_LD_MAP_FD(d, fd), then SF_BPF_LD_IMM64_HI.
+ */
+#define SF_BPF_LD_MAP_FD(d, fd)	\
+	SF_BPF_INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd)
+#define SF_BPF_LD_IMM64_HI	SF_BPF_INSN(0, 0, 0, 0, 0)
 
 long sf_bpf(int cmd, union bpf_attr *attr);
 int sf_bpf_map(unsigned int type, unsigned int value_size, unsigned int entries);

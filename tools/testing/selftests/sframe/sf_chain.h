@@ -7,14 +7,14 @@
 #ifndef _SF_CHAIN_H
 #define _SF_CHAIN_H
 
-/* long @name @params, which returns @call + 1 */
+/* long @name @params, which returns @call + 1 (held in @name##_ret) */
 #define SF_CHAIN_FN(name, params, call)				\
 __attribute__((noinline)) long name params			\
 {								\
-	long r = call;						\
+	long name##_ret = call;					\
 								\
 	__asm__ volatile("" : : : "memory");			\
-	return r + 1;						\
+	return name##_ret + 1;					\
 }
 
 #endif /* _SF_CHAIN_H */

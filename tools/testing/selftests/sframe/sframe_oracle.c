@@ -400,6 +400,10 @@ static bool sf_data_mapped(const struct sf_maps *maps, const struct sf_map *m,
 	return at >= end;
 }
 
+/* sf_expect_piece()'s verbose lines, too long for a line of code */
+#define SF_NOT_MAPPED_FMT	"# oracle: %lx-%lx %s: SFrame data %lx-%lx not mapped from the file: %s\n"
+#define SF_PIECE_FMT	"# oracle: %lx-%lx off %lx %s: PT_LOAD vaddr %lx memsz %lx, bias %lx, %s %lx memsz %lx\n"
+
 /* Adds the expected piece of @m for its executable PT_LOAD @ph, if any. */
 static void sf_expect_piece(struct sf_set *want, const struct sf_maps *maps,
 			    const struct sf_map *m, const struct sf_elf *e,
@@ -437,13 +441,12 @@ static void sf_expect_piece(struct sf_set *want, const struct sf_maps *maps,
 	delta = bias + e->sframe.p_vaddr - e->sframe.p_offset;
 	if (!sf_data_mapped(maps, m, l.sframe_start, l.sframe_end, delta)) {
 		if (sf_oracle_verbose)
-			printf("# oracle: %lx-%lx %s: SFrame data %lx-%lx not mapped from the file: %s\n",
-			       m->start, m->end, m->path, l.sframe_start, l.sframe_end, "no line");
+			printf(SF_NOT_MAPPED_FMT, m->start, m->end, m->path, l.sframe_start,
+			       l.sframe_end, "no line");
 		return;
 	}
 	if (sf_oracle_verbose)
-		printf("# oracle: %lx-%lx off %lx %s: PT_LOAD vaddr %lx memsz %lx, bias %lx, %s %lx memsz %lx\n",
-		       m->start, m->end, m->offset, m->path,
+		printf(SF_PIECE_FMT, m->start, m->end, m->offset, m->path,
 		       (unsigned long)ph->p_vaddr, (unsigned long)ph->p_memsz, bias,
 		       "PT_GNU_SFRAME vaddr", (unsigned long)e->sframe.p_vaddr,
 		       (unsigned long)e->sframe.p_memsz);

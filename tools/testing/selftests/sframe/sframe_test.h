@@ -34,7 +34,7 @@ void sf_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	((cond) ? true :						\
 	 (sf_fail("line %d: %s: " fmt, __LINE__, #cond, ##__VA_ARGS__), false))
 
-void __attribute__((noreturn)) sf_exit(void);
+__attribute__((noreturn)) void sf_exit(void);
 
 /* Most a no-SFrame control may get exact, in percent */
 #define SF_CONTROL_MAX_PERCENT	1

@@ -265,6 +265,9 @@ static void sf_rm_cache(const char *dir)
 	rmdir(dir);
 }
 
+/* The module's own share, after the children's */
+#define SF_SHARE_AUDIT_NOTE	"audit: the module's %d sections, the first child's %ld indexes (%ld bytes)"
+
 static void sf_audit(const char *module)
 {
 	char path[PATH_MAX], dir[] = "/tmp/sf-share-cache.XXXXXX";
@@ -303,8 +306,8 @@ static void sf_audit(const char *module)
 		SF_CHECK(each <= SF_SHARE_MAX_EACH, "audit: %ld bytes a child", each);
 		sf_note("audit: %d children, %ld bytes of kernel memory each, %ld sections each",
 			SF_SHARE_N, each, (s2.sections - s1.sections) / SF_SHARE_N);
-		sf_note("audit: the module's %d sections, the first child's %ld indexes (%ld bytes)",
-			n, s1.shared_indexes - s0.shared_indexes, s1.shared_bytes - s0.shared_bytes);
+		sf_note(SF_SHARE_AUDIT_NOTE, n, s1.shared_indexes - s0.shared_indexes,
+			s1.shared_bytes - s0.shared_bytes);
 	}
 	for (i = 0; i < SF_SHARE_N; i++) {
 		snprintf(step, sizeof(step), "child %d", i);

@@ -1303,12 +1303,15 @@ static int st_stop_cmp(const void *a, const void *b)
 	       strcmp(x->where, y->where);
 }
 
+/* Read by tools/figures (and the first by tools/testing/sframe/why-short) */
+#define ST_FIGURES_NOTE	"%s%s: %lu instructions, %lu judged: %lu exact (%.3f%%), %lu short, %lu wrong; %lu left out in a stack switch"
+#define ST_PLTGOT_NOTE	"KNOWN FAILURE: %lu of %lu stacks taken in .plt.got wrong (GNU ld 2.47 writes its SFrame with CFA = SP + 16, the call left SP + 8)"
+
 static void st_print_figures(const char *prog, bool bind_now)
 {
 	unsigned int i;
 
-	sf_note("%s%s: %lu instructions, %lu judged: %lu exact (%.3f%%), %lu short, %lu wrong; %lu left out in a stack switch",
-		prog, bind_now ? " (LD_BIND_NOW=1)" : "", st.steps, st.samples,
+	sf_note(ST_FIGURES_NOTE, prog, bind_now ? " (LD_BIND_NOW=1)" : "", st.steps, st.samples,
 		st.exact, st.samples ? 100.0 * st.exact / st.samples : 0,
 		st.shortened, st.wrong, st.unjudged);
 	for (i = 0; i < st.nobj; i++)
@@ -1321,8 +1324,7 @@ static void st_print_figures(const char *prog, bool bind_now)
 			st.stop[i].count, st.stop[i].where,
 			st.stop[i].topmost ? "pc" : "return address", st.stop[i].caller);
 	if (st.pltgot_wrong)
-		sf_note("KNOWN FAILURE: %lu of %lu stacks taken in .plt.got wrong (GNU ld 2.47 writes its SFrame with CFA = SP + 16, the call left SP + 8)",
-			st.pltgot_wrong, st.pltgot);
+		sf_note(ST_PLTGOT_NOTE, st.pltgot_wrong, st.pltgot);
 }
 
 int main(int argc, char **argv)

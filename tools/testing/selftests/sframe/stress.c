@@ -235,7 +235,7 @@ static void sf_inject_maybe(unsigned int *seed)
 static void *sf_dl(void *arg)
 {
 	unsigned int seed = 5;
-	int (*fn)(int);
+	int (*fn)(int x);
 	void *h;
 
 	while (!atomic_load(&stop)) {
@@ -308,7 +308,8 @@ unmap:
 		munmap((void *)s->text, page);
 	if (s->data != (unsigned long)MAP_FAILED)
 		munmap((void *)s->data, page);
-	s->text = s->data = 0;
+	s->text = 0;
+	s->data = 0;
 }
 
 /* Unmaps @s's text and data, under its lock: a change that failed halfway */
@@ -316,7 +317,8 @@ static void sf_jit_drop(struct sf_jit_slot *s)
 {
 	munmap((void *)s->text, page);
 	munmap((void *)s->data, page);
-	s->text = s->data = 0;
+	s->text = 0;
+	s->data = 0;
 	s->registered = false;
 }
 
@@ -376,7 +378,8 @@ static void sf_jit_change(struct sf_jit_slot *s, unsigned int *seed)
 		munmap((void *)s->text, page);
 		if (s->data)
 			munmap((void *)s->data, page);
-		s->text = s->data = 0;
+		s->text = 0;
+		s->data = 0;
 		s->registered = false;
 		break;
 	}
@@ -664,6 +667,9 @@ static bool sf_spin_until(atomic_ulong *count, long ms)
 	return true;
 }
 
+/* What the child got instead, and the CPU time it spent waiting */
+#define SF_CHILD_NO_RECORD_NOTE	"forkfail child: no deferred record: %lu samples, %lu other records, user %ld ms, system %ld ms"
+
 /* Spins until the child's own deferred sampler gives a record */
 static bool sf_child_deferred(struct sf_perf_ring *ring)
 {
@@ -692,8 +698,8 @@ static bool sf_child_deferred(struct sf_perf_ring *ring)
 			;
 	} while (!late);
 	getrusage(RUSAGE_SELF, &ru);
-	sf_note("forkfail child: no deferred record: %lu samples, %lu other records, user %ld ms, system %ld ms",
-		samples, others, ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000,
+	sf_note(SF_CHILD_NO_RECORD_NOTE, samples, others,
+		ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000,
 		ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000);
 	return false;
 }
@@ -1060,7 +1066,12 @@ static unsigned int sf_bpf_count_r7(struct bpf_insn *insn)
 {
 	const struct bpf_insn tail[] = {
 		SF_BPF_INSN(BPF_STX | BPF_MEM | BPF_W, 10, 7, -260, 0),
-		SF_BPF_LOOKUP_AT_FP(bpf_counts, -260),
+		/* r0 = bpf_map_lookup_elem(bpf_counts, r10 - 260) */
+		SF_BPF_LD_MAP_FD(1, bpf_counts),
+		SF_BPF_LD_IMM64_HI,
+		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		SF_BPF_INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -260),
+		SF_BPF_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
 		SF_BPF_INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),
 		SF_BPF_INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
 		SF_BPF_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
@@ -1232,6 +1243,10 @@ static void *sf_worker(void *arg)
 	return workers[i](arg);
 }
 
+/* sf_stress()'s summaries, each kept whole */
+#define SF_OPS_NOTE	"ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu, plant %lu, forkfail %lu, nth %lu, attach %lu; samples %lu, deferred %lu (no stack %lu), lost records %lu; BPF stacks %llu, failed %llu"
+#define SF_FAULTS_NOTE	"marked for faults: %lu operations failed, %lu of them registrations with ENOMEM; fail-nth: %lu sweeps, registrations failed %lu ENOMEM, %lu EFAULT, reads failed: ustack %lu, sframe %lu, another thread's %lu; attachments failed %lu"
+
 static int sf_stress(double seconds)
 {
 	pthread_t threads[SF_WORKERS + 1];
@@ -1270,10 +1285,7 @@ static int sf_stress(double seconds)
 		pthread_join(threads[i], NULL);
 	if (pids_cgroup)
 		rmdir(SF_PIDS_CG);
-	sf_note("ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu, plant %lu, "
-		"forkfail %lu, nth %lu, attach %lu; samples %lu, deferred %lu (no stack %lu), "
-		"lost records %lu; BPF stacks %llu, failed %llu",
-		atomic_load(&ops_dl), atomic_load(&ops_jit), atomic_load(&ops_run),
+	sf_note(SF_OPS_NOTE, atomic_load(&ops_dl), atomic_load(&ops_jit), atomic_load(&ops_run),
 		atomic_load(&ops_fork), atomic_load(&ops_deep), atomic_load(&ops_proc),
 		atomic_load(&ops_plant), atomic_load(&ops_forkfail), atomic_load(&ops_nth),
 		atomic_load(&ops_attach),
@@ -1285,11 +1297,7 @@ static int sf_stress(double seconds)
 	SF_CHECK(atomic_load(&ff_nproc) > 0, "no fork failed over RLIMIT_NPROC");
 	SF_CHECK(!pids_cgroup || atomic_load(&ff_pids) > 0, "no fork failed in the pids cgroup");
 	if (inject) {
-		sf_note("marked for faults: %lu operations failed, %lu of them registrations "
-			"with ENOMEM; fail-nth: %lu sweeps, registrations failed %lu ENOMEM, "
-			"%lu EFAULT, reads failed: ustack %lu, sframe %lu, another thread's %lu; "
-			"attachments failed %lu",
-			atomic_load(&inj_ops), atomic_load(&inj_reg_nomem),
+		sf_note(SF_FAULTS_NOTE, atomic_load(&inj_ops), atomic_load(&inj_reg_nomem),
 			atomic_load(&nth_sweeps), atomic_load(&nth_reg[0]),
 			atomic_load(&nth_reg[1]), atomic_load(&nth_ustack),
 			atomic_load(&nth_sframe), atomic_load(&nth_other),

@@ -195,6 +195,9 @@ static void sd_save_vdso(const char *path)
 	SF_CHECK(ok, "%s: the vDSO not written: %m", path);
 }
 
+/* The run's summary: how long, what was recorded, what was lost */
+#define SD_NOTE	"%ld CPUs, %ld s%s: %llu samples, %llu records lost, %llu execs, %llu forks, %u code ranges (%llu past the table)"
+
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr = {
@@ -252,8 +255,7 @@ int main(int argc, char **argv)
 	sf_perf_data_close(&sd_data, &attr);
 	SF_CHECK(!fclose(sd_stacks), "%s: %m", argv[3]);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	sf_note("%ld CPUs, %ld s%s: %llu samples, %llu records lost, %llu execs, %llu forks, %u code ranges (%llu past the table)",
-		ncpu, secs - (end.tv_sec - now.tv_sec),
+	sf_note(SD_NOTE, ncpu, secs - (end.tv_sec - now.tv_sec),
 		atomic_load(&sd_stop) ? " (until stopped)" : "", sd_samples, sd_lost, sd_execs,
 		sd_forks, sd_ncode, sd_code_dropped);
 	sf_exit();

@@ -9,8 +9,9 @@
  * handle_userfault), another process reading its /proc/<pid>/ustack
  * meanwhile is not held up by the page (the walk reads the section as
  * /proc/<pid>/mem would, and that read fails at once), yet the child dies
- * at once of SIGKILL, and its section goes with it.  (The in-interrupt walk of sync callchains cannot fault: it
- * falls back to frame pointers, which sf-stress's samplers exercise.)
+ * at once of SIGKILL, and its section goes with it.  (The in-interrupt
+ * walk of sync callchains cannot fault: it falls back to frame pointers,
+ * which sf-stress's samplers exercise.)
  */
 #define _GNU_SOURCE
 #include <errno.h>

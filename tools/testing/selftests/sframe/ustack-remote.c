@@ -222,6 +222,9 @@ static void ru_show(pid_t pid, const struct ru_stack *s)
 			ru_file_at(pid, s->ip[i], file, sizeof(file)) ? file : "?");
 }
 
+/* A stack read whole under the module */
+#define RU_NOTE	"under the module: %d frames, from the C library's read() through %d of the program's to _start, all by SFrame"
+
 static void ru_check(pid_t pid, const struct ru_stack *s)
 {
 	unsigned long entry = ru_entry(pid);
@@ -251,8 +254,7 @@ static void ru_check(pid_t pid, const struct ru_stack *s)
 	    SF_CHECK(own >= 2, "%d frames in %s", own, ru_program) &&
 	    SF_CHECK(at_start, "last frame %#lx is not in _start (entry %#lx)",
 		     s->ip[s->n - 1], entry))
-		sf_note("under the module: %d frames, from the C library's read() through %d of the program's to _start, all by SFrame",
-			s->n, own);
+		sf_note(RU_NOTE, s->n, own);
 	else
 		ru_show(pid, s);
 }

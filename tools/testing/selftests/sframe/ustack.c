@@ -375,7 +375,8 @@ __attribute__((noinline)) long ustack_jit_caller(ustack_jit_fn fn)
  * Inline, as ustack_jit() is in main(): symbols are only found for
  * functions the program exports.
  */
-static inline __attribute__((always_inline)) bool ustack_jit_walk(const char *name, unsigned char *text, size_t size)
+static inline __attribute__((always_inline))
+bool ustack_jit_walk(const char *name, unsigned char *text, size_t size)
 {
 	const struct ustack *u = &ustack_got;
 
@@ -596,10 +597,11 @@ static void ustack_remote_blocked(const char *const *want)
 		_exit(0);
 	}
 	close(pipefd[0]);
-	if (SF_CHECK(pid > 0, "fork") && ustack_wait_read(pid, pid) &&
-	    SF_CHECK(!(err = ustack_read_remote(pid, pid)),
-		     "reading the child's ustack: %s", strerror(err)))
-		ustack_check("remote-blocked", &ustack_got, want);
+	if (SF_CHECK(pid > 0, "fork") && ustack_wait_read(pid, pid)) {
+		err = ustack_read_remote(pid, pid);
+		if (SF_CHECK(!err, "reading the child's ustack: %s", strerror(err)))
+			ustack_check("remote-blocked", &ustack_got, want);
+	}
 	if (pid > 0)
 		ustack_end_child(pid, pipefd[1]);
 	else
@@ -704,19 +706,21 @@ static void ustack_remote_spin(void)
 		 err ? strerror(err) : "a stack");
 
 	if (SF_CHECK(!kill(pid, SIGSTOP) && waitpid(pid, &status, WUNTRACED) == pid &&
-		     WIFSTOPPED(status), "stopping the child") &&
-	    SF_CHECK(!(err = ustack_read_remote(pid, pid)),
-		     "remote-stopped: %s", strerror(err)))
-		ustack_check("remote-stopped", &ustack_got, want);
+		     WIFSTOPPED(status), "stopping the child")) {
+		err = ustack_read_remote(pid, pid);
+		if (SF_CHECK(!err, "remote-stopped: %s", strerror(err)))
+			ustack_check("remote-stopped", &ustack_got, want);
+	}
 	kill(pid, SIGCONT);
 
 	if (SF_CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0) &&
 		     !ptrace(PTRACE_INTERRUPT, pid, 0, 0) &&
 		     waitpid(pid, &status, 0) == pid && WIFSTOPPED(status),
-		     "tracing the child: %m") &&
-	    SF_CHECK(!(err = ustack_read_remote(pid, pid)),
-		     "remote-traced: %s", strerror(err)))
-		ustack_check("remote-traced", &ustack_got, want);
+		     "tracing the child: %m")) {
+		err = ustack_read_remote(pid, pid);
+		if (SF_CHECK(!err, "remote-traced: %s", strerror(err)))
+			ustack_check("remote-traced", &ustack_got, want);
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 }
@@ -877,7 +881,7 @@ static void ustack_exec_remote(void)
 {
 	int go[2], in[2], ready[2], fd = -1, status = 0, err;
 	char rfd[16], wready[16], c;
-	char *argv[] = { "sf-ustack", "--exec-blocked", rfd, wready, NULL };
+	char *argv[5] = { "sf-ustack", "--exec-blocked", rfd, wready, NULL };
 	pid_t pid;
 
 	if (!SF_CHECK(!pipe(go) && !pipe(in) && !pipe(ready), "pipe"))
@@ -915,8 +919,8 @@ static void ustack_exec_remote(void)
 	 * A new descriptor shows the new image (laid out apart from this one,
 	 * so its frames are counted, not named): the refusal is the old one's.
 	 */
-	if (SF_CHECK(!(err = ustack_read_remote(pid, pid)),
-		     "exec-remote: a new descriptor: %s", strerror(err)))
+	err = ustack_read_remote(pid, pid);
+	if (SF_CHECK(!err, "exec-remote: a new descriptor: %s", strerror(err)))
 		sf_note("exec-remote: a new descriptor shows %d frames", ustack_got.n);
 out:
 	if (fd >= 0)
@@ -934,7 +938,7 @@ out:
 static void ustack_exec_self(void)
 {
 	char fdtext[16];
-	char *argv[] = { "sf-ustack", "--exec-read", fdtext, NULL };
+	char *argv[4] = { "sf-ustack", "--exec-read", fdtext, NULL };
 	int status = 0, fd;
 	pid_t pid;
 
@@ -1116,8 +1120,9 @@ static void ustack_remote_frozen(const char *const *want)
 		before = atomic_load(&r.reads);
 		usleep(USTACK_FREEZE_MS * 1000);
 		during = atomic_load(&r.reads) - before;
-		if (!SF_CHECK(during > 0, "remote-frozen: round %d: no read completed in %d ms "
-			      "while the child was frozen", round, USTACK_FREEZE_MS)) {
+		if (!SF_CHECK(during > 0,
+			      "remote-frozen: round %d: no read completed in %d ms while the child was frozen",
+			      round, USTACK_FREEZE_MS)) {
 			ustack_freeze(false);
 			break;
 		}
@@ -1128,14 +1133,15 @@ static void ustack_remote_frozen(const char *const *want)
 	if (started) {
 		atomic_store(&r.stop, 1);
 		pthread_join(reader, NULL);
-		SF_CHECK(!atomic_load(&r.errors), "remote-frozen: %ld of %ld reads failed, last: %s",
+		SF_CHECK(!atomic_load(&r.errors),
+			 "remote-frozen: %ld of %ld reads failed, last: %s",
 			 atomic_load(&r.errors), atomic_load(&r.reads),
 			 strerror(atomic_load(&r.last_err)));
 	}
 	/* Frozen, it reads as any stopped thread does. */
 	if (round == USTACK_FREEZE_ROUNDS && ustack_freeze(true)) {
-		if (SF_CHECK(!(err = ustack_pread(r.fd, &ustack_got)),
-			     "remote-frozen: %s", strerror(err)))
+		err = ustack_pread(r.fd, &ustack_got);
+		if (SF_CHECK(!err, "remote-frozen: %s", strerror(err)))
 			ustack_check("remote-frozen", &ustack_got, want);
 		ustack_freeze(false);
 		sf_note("remote-frozen: %d freezes, %ld reads, the last freeze's %ld in %d ms",
