@@ -10,7 +10,6 @@
 
 #include <linux/errno.h>
 #include <linux/types.h>
-#include <uapi/linux/sframe.h>
 
 struct file;
 struct mm_struct;

@@ -17,6 +17,7 @@
 #include <linux/sframe_mm.h>
 #include <linux/shmem_fs.h>
 #include <linux/uaccess.h>
+#include <uapi/linux/sframe.h>
 #include <asm/tlb.h>
 #include <asm/unwind_user_sframe.h>
 
