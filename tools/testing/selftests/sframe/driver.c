@@ -42,8 +42,13 @@
 #include "sframe_test.h"
 
 #define SF_TEST_SECONDS		60
-/* sf-step single-steps some 150,000 instructions: 30 to 90 s under TCG */
-#define SF_STEP_SECONDS		300
+/*
+ * sf-step single-steps some 150,000 to 250,000 instructions: 30 to 90 s
+ * under TCG on x86_64 and arm64; s390x's lazy-binding run took more than
+ * 300 s on a slower machine, alone (not yet explained).  A guard, not a
+ * measure.
+ */
+#define SF_STEP_SECONDS		900
 /* Debian's programs single-stepped: over a million instructions each */
 #define SF_STEP_DEBIAN_SECONDS	2400
 #define SF_LEAK_WAIT_MS		2000
