@@ -43,14 +43,13 @@
 
 #define SF_TEST_SECONDS		60
 /*
- * sf-step single-steps some 150,000 to 250,000 instructions: 30 to 90 s
- * under TCG on x86_64 and arm64; s390x's lazy-binding run took more than
- * 300 s on a slower machine, alone (not yet explained).  A guard, not a
- * measure.
+ * sf-step single-steps some 110,000 (x86_64) to 250,000 (s390x)
+ * instructions: judged at every 16th, 30 to 200 s under TCG; s390x's, at
+ * every 4th, took 300 s alone.  A guard, not a measure.
  */
 #define SF_STEP_SECONDS		900
-/* Debian's programs single-stepped: over a million instructions each */
-#define SF_STEP_DEBIAN_SECONDS	2400
+/* At every instruction, or Debian's programs (over a million instructions) */
+#define SF_STEP_LONG_SECONDS	2400
 #define SF_LEAK_WAIT_MS		2000
 #define SF_DIE_WAIT_MS		10000
 #define SF_MAX_ARGS		20
@@ -70,10 +69,12 @@ struct sf_test {
 /*
  * Tests run only when named: tools/testing/selftests/sframe/run boots a
  * guest for bpftrace's, with more memory, and for s390x's oracle, under
- * another QEMU (see SF_STEP); Debian's programs under the oracle take
- * longer than make check's budget (make oracle runs them).
+ * another QEMU (see SF_STEP); the oracle at every instruction and
+ * Debian's programs under it take longer than make check's budget (make
+ * oracle runs them).
  */
 static const char *const sf_named_only_tests[] = { "bpftrace", "bpftrace-no-sframe",
+						   "step-every", "step-every-bind-now",
 						   "step-debian-sqlite3", "step-debian-find",
 #if defined(__s390x__)
 						   "step", "step-bind-now",
@@ -82,7 +83,8 @@ static const char *const sf_named_only_tests[] = { "bpftrace", "bpftrace-no-sfra
 
 /* Tests run with nobody profiling: see sf_profiler_set() */
 static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "step",
-						 "step-bind-now", "step-debian-sqlite3",
+						 "step-bind-now", "step-every",
+						 "step-every-bind-now", "step-debian-sqlite3",
 						 "step-debian-find" };
 
 /*
@@ -145,8 +147,10 @@ static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "
 /*
  * The instruction-level oracle: sf-step-prog single-stepped from the
  * loader's first instruction to its exit, its stack judged against the
- * calls it made at every 4th instruction; the C library and the loader
- * given SFrame by attachment, with lazy binding and without.
+ * calls it made, the C library and the loader given SFrame by
+ * attachment, with lazy binding and without: at every 16th instruction
+ * (make check's), and at every instruction (step-every*: make oracle's,
+ * some four times as long; a judgement costs more than a step).
  *
  * s390x: Debian 12's QEMU (7.2) single-steps no branch: it sets the link
  * register of a BRASL and goes on at the next instruction, so ld64.so.1's
@@ -162,9 +166,10 @@ static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "
 #else
 #define SF_LDSO		"ld64.so.1"
 #endif
-#define SF_STEP(name, ...)							\
-	{ name, { "sf-step", "--every", "4", "--min-exact", "90", "--attach", "libc.so.6",	\
-		  "step-libc.sframe", "--attach", SF_LDSO, "step-ld.sframe",	\
+#define SF_STEP(name, every, ...)						\
+	{ name, { "sf-step", "--every", every, "--min-exact", "90",		\
+		  "--attach", "libc.so.6", "step-libc.sframe",			\
+		  "--attach", SF_LDSO, "step-ld.sframe",			\
 		  ##__VA_ARGS__, "--", "./sf-step-prog" },			\
 	  { "sf-step-prog", "step-libc.sframe", "step-ld.sframe" } }
 
@@ -266,8 +271,10 @@ static const struct sf_test sf_tests[] = {
 	{ "debian-sqlite3-ustack", { "sf-ustack-remote", "--control", "libsframe-audit.so",
 				     "debian-sqlite3", "sqlite3", ":memory:" },
 	  { "libsframe-audit.so", "debian-sqlite3" } },
-	SF_STEP("step"),
-	SF_STEP("step-bind-now", "--bind-now"),
+	SF_STEP("step", "16"),
+	SF_STEP("step-bind-now", "16", "--bind-now"),
+	SF_STEP("step-every", "1"),
+	SF_STEP("step-every-bind-now", "1", "--bind-now"),
 	{ "step-debian-sqlite3",
 	  { SF_STEP_DEBIAN, "debian-sqlite3", "debian-sqlite3-sframe",
 	    "--name", "Debian's sqlite3", "--", "debian-sqlite3/" SF_LDSO,
@@ -602,10 +609,12 @@ static bool sf_idle(const struct sf_test *t)
 static void sf_run(const struct sf_test *t)
 {
 	unsigned int seconds = !strncmp(t->argv[0], "sf-perf-", 8) ? SF_PERF_TOOL_SECONDS :
-			       !strncmp(t->name, "step-debian-", 12) ? SF_STEP_DEBIAN_SECONDS :
+			       !strncmp(t->name, "step-debian-", 12) ? SF_STEP_LONG_SECONDS :
+			       !strncmp(t->name, "step-every", 10) ? SF_STEP_LONG_SECONDS :
 			       !strcmp(t->argv[0], "sf-step") ? SF_STEP_SECONDS :
 			       SF_TEST_SECONDS;
 	char reason[256] = "", late[256] = "", *out = NULL;
+	struct timespec t0, t1;
 	long before, after;
 	bool in_time, ok;
 	size_t len = 0;
@@ -626,6 +635,7 @@ static void sf_run(const struct sf_test *t)
 		return;
 	}
 	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid < 0) {
 		close(pipefd[0]);
@@ -648,6 +658,9 @@ static void sf_run(const struct sf_test *t)
 	kill(-pid, SIGKILL);
 	while (waitpid(-pid, NULL, WNOHANG) > 0)
 		;
+	/* The guest's clock: under emulation, a ratio between tests only */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ksft_print_msg("%s: %ld s\n", t->name, (long)(t1.tv_sec - t0.tv_sec));
 
 	ok = in_time && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	sf_show(out, !ok, reason, sizeof(reason));
