@@ -100,6 +100,10 @@ int sf_perf_self_cpu(uint64_t period_ns, unsigned int flags,
 		attr.sample_type = PERF_SAMPLE_IP;
 	if (flags & SF_PERF_DEFER)
 		sf_perf_defer(&attr, true, true);
+	if (flags & SF_PERF_USTACK) {
+		attr.sample_type |= PERF_SAMPLE_STACK_USER;
+		attr.sample_stack_user = SF_PERF_USTACK_BYTES;
+	}
 	fd = sf_perf_open(&attr, 0, -1);
 	if (!SF_CHECK(fd >= 0, "perf_event_open: %m"))
 		return -1;

@@ -36,6 +36,10 @@ int sf_perf_self(uint64_t period_ns, bool defer, struct sf_perf_ring *ring,
 #define SF_PERF_KERNEL		0x1	/* in the kernel too */
 #define SF_PERF_NO_CALLCHAIN	0x2	/* the ip alone: BPF takes the stack */
 #define SF_PERF_DEFER		0x4	/* callchains deferred */
+#define SF_PERF_USTACK		0x8	/* and SF_PERF_USTACK_BYTES of the user stack */
+
+/* perf's own copy of the stack at the user SP: can user memory be read? */
+#define SF_PERF_USTACK_BYTES	64
 
 int sf_perf_self_cpu(uint64_t period_ns, unsigned int flags,
 		     struct sf_perf_ring *ring, unsigned int pages);
