@@ -246,7 +246,8 @@ static void vdso_drain(struct sf_perf_ring *ring, struct vdso_tally *t)
 		 */
 		words = hdr->size / sizeof(*rec);
 		nr = rec[2];
-		if (!SF_CHECK(nr >= 2 && nr < words - 3 && rec[3] == PERF_CONTEXT_USER,
+		if (!SF_CHECK(words > 5 && nr >= 2 && nr < words - 3 &&
+			      rec[3] == PERF_CONTEXT_USER,
 			      "%s: callchain of %llu without a user context", t->name,
 			      (unsigned long long)nr))
 			continue;
