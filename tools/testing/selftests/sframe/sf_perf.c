@@ -193,8 +193,9 @@ bool sf_perf_in_chain(const char *const *chain, const char *name)
  * Are the functions @names (innermost first) the rest of @chain (innermost
  * first, ending with main) from the first of them?
  */
-bool sf_perf_names_exact(const char *const *chain, const char *const *names,
-			 unsigned int nr)
+/* @names follow @chain from where the first sits in it: to its end if @whole */
+static bool sf_perf_names_follow(const char *const *chain, const char *const *names,
+				 unsigned int nr, bool whole)
 {
 	unsigned int k = 0, i;
 
@@ -202,10 +203,22 @@ bool sf_perf_names_exact(const char *const *chain, const char *const *names,
 		return false;
 	while (strcmp(chain[k], names[0]))
 		k++;
-	for (i = 1; chain[k + i]; i++)
+	for (i = 1; chain[k + i] && (whole || i < nr); i++)
 		if (i >= nr || strcmp(chain[k + i], names[i]))
 			return false;
 	return true;
+}
+
+bool sf_perf_names_exact(const char *const *chain, const char *const *names,
+			 unsigned int nr)
+{
+	return sf_perf_names_follow(chain, names, nr, true);
+}
+
+bool sf_perf_names_cut(const char *const *chain, const char *const *names,
+		       unsigned int nr)
+{
+	return sf_perf_names_follow(chain, names, nr, false);
 }
 
 /* The same for addresses of this process: the first one sampled, return addresses after */

@@ -58,6 +58,9 @@ const char *sf_perf_sym(uint64_t ip, bool ret);
 bool sf_perf_in_chain(const char *const *chain, const char *name);
 bool sf_perf_names_exact(const char *const *chain, const char *const *names,
 			 unsigned int nr);
+/* The same as far as @names go: a true stack cut short */
+bool sf_perf_names_cut(const char *const *chain, const char *const *names,
+		       unsigned int nr);
 bool sf_perf_chain_exact(const char *const *chain, const uint64_t *ips,
 			 uint64_t nr);
 void sf_perf_chain_show(const char *what, const uint64_t *ips, uint64_t nr);
