@@ -189,10 +189,6 @@ bool sf_perf_in_chain(const char *const *chain, const char *name)
 	return false;
 }
 
-/*
- * Are the functions @names (innermost first) the rest of @chain (innermost
- * first, ending with main) from the first of them?
- */
 /* @names follow @chain from where the first sits in it: to its end if @whole */
 static bool sf_perf_names_follow(const char *const *chain, const char *const *names,
 				 unsigned int nr, bool whole)
@@ -209,6 +205,10 @@ static bool sf_perf_names_follow(const char *const *chain, const char *const *na
 	return true;
 }
 
+/*
+ * Are the functions @names (innermost first) the rest of @chain (innermost
+ * first, ending with main) from the first of them?
+ */
 bool sf_perf_names_exact(const char *const *chain, const char *const *names,
 			 unsigned int nr)
 {
