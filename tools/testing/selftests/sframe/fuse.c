@@ -399,11 +399,28 @@ static int fuse_reap(pid_t pid)
 	return done == pid ? status : -1;
 }
 
+/*
+ * Does a walk of thread @tid wait?  A frame of the unwinder on its kernel
+ * stack says a walk is under way, but the spinner is sampled all along,
+ * each sample a walk on its way back to user space, and one that runs
+ * shows the same frame whenever the thread is preempted in it (one vCPU:
+ * whenever this thread looks): only a thread asleep in it waits.
+ */
+static bool fuse_walk_waits(int tid, char *frame, size_t size, char *state)
+{
+	*state = 0;
+	if (!sf_kstack_has(tid, "unwind", frame, size))
+		return false;
+	sf_task_stat(tid, state, NULL);
+	return *state == 'S' || *state == 'D';
+}
+
 static bool fuse_run(const char *ending)
 {
 	long sections = sf_stat_get("sections"), deadline, hung = -1, now;
 	int ready[2], cmd[2], tid = 0, status, failed = sf_failed;
-	char frame[256] = "", buf[16] = "";
+	char frame[256] = "", buf[16] = "", state;
+	long utime0 = 0, utime = 0;
 	struct sf_set own;
 	bool stuck = false;
 	long inherited;
@@ -470,10 +487,18 @@ static bool fuse_run(const char *ending)
 		SF_CHECK(!fuse_has_jit(pid), "unmap: the section outlived munmap()");
 		fuse_speak();
 		deadline = sf_now_ms() + FUSE_DIE_WAIT_MS;
-		while (sf_kstack_has(tid, "unwind", NULL, 0) && sf_now_ms() < deadline)
+		/* Asleep in no walk, and back to spinning in user space */
+		SF_CHECK(sf_task_stat(tid, NULL, &utime0), "unmap: /proc/%d/stat: %m", tid);
+		while ((fuse_walk_waits(tid, NULL, 0, &state) ||
+			(sf_task_stat(tid, NULL, &utime) && utime <= utime0)) &&
+		       sf_now_ms() < deadline)
 			usleep(20000);
-		SF_CHECK(!sf_kstack_has(tid, "unwind", frame, sizeof(frame)),
-			 "unmap: the walk still waits after the server answered (%s)", frame);
+		SF_CHECK(!fuse_walk_waits(tid, frame, sizeof(frame), &state),
+			 "unmap: the walk still waits after the server answered (%s, state %c)",
+			 frame, state);
+		SF_CHECK(sf_task_stat(tid, NULL, &utime) && utime > utime0,
+			 "unmap: no user time for the spinner since the answer (%ld ticks)",
+			 utime);
 		/* Left: the child's copies of the sections fork() gave it */
 		now = sf_sections_settle(sections + inherited, FUSE_DIE_WAIT_MS);
 		SF_CHECK(now == sections + inherited,

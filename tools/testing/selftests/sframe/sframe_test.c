@@ -363,6 +363,42 @@ long sf_now_ms(void)
 }
 
 /*
+ * Thread @tid's state letter and the clock ticks it ran in user space
+ * (/proc/<tid>/stat's third and fourteenth fields), each where asked for;
+ * false when they cannot be read.
+ */
+bool sf_task_stat(int tid, char *state, long *utime)
+{
+	char path[64], buf[512], *p;
+	size_t n;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command may hold spaces and parentheses: the last one ends it */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return false;
+	if (state)
+		*state = p[2];
+	for (p += 2, i = 3; p && i < 14; i++) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p)
+		return false;
+	if (utime)
+		*utime = strtol(p, NULL, 10);
+	return true;
+}
+
+/*
  * Does the kernel stack of thread @tid (/proc/<tid>/stack) hold a frame
  * whose line contains @fn?  The line found is left in @line when given.
  */
