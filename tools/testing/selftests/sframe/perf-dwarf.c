@@ -718,7 +718,18 @@ static void dw_compare(struct dw_tally *t, uint64_t time, const struct dw_frame 
 	for (i = 1; i < nd && (main_at == nd || i <= main_at); i++) {
 		if (!dw_not_after_call(d[i].ip))
 			continue;
-		dw_take_down_to(t, &t->not_call, dw_exact(s, d, i, &adjusted), s, d, nd, i);
+		exact = dw_exact(s, d, i, &adjusted);
+		/*
+		 * Frames above it in an object without SFrame (ld.so's, seen on
+		 * s390x): counted with every stack through such an object below,
+		 * not held to be exact.
+		 */
+		if (!dw_audit && !dw_frames_have_sframe(d, i - 1)) {
+			t->outside++;
+			t->outside_exact += exact;
+			return;
+		}
+		dw_take_down_to(t, &t->not_call, exact, s, d, nd, i);
 		return;
 	}
 	/*
