@@ -2018,11 +2018,11 @@ static int sfa_counts(struct dl_phdr_info *info, size_t size, void *data)
  * ones of the list @map (what dlopen() returned) is on, as many as the
  * loader's count of loads moved.  A scan of the whole list at every
  * dlopen() made loading n libraries cost n^2/2 visits (libs of make
- * bench-system: 2% of its CPU).  Run as dl_iterate_phdr()'s callback for
- * the loader's lock it holds, so that no object leaves the list
- * meanwhile; done stays false where the list does not look so (another
- * namespace's loads, an object already known, headers not where
- * sfa_phdrs() looks), and the caller scans it all.
+ * bench-system, 280 objects: 0.8% of its CPU).  Run as
+ * dl_iterate_phdr()'s callback for the loader's lock it holds, so that
+ * no object leaves the list meanwhile; done stays false where the list
+ * does not look so (another namespace's loads, an object already known,
+ * headers not where sfa_phdrs() looks), and the caller scans it all.
  */
 struct sfa_tail {
 	struct link_map *map;
