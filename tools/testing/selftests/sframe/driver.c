@@ -450,20 +450,9 @@ static void sf_show(const char *out, bool all, char *reason, size_t reason_len)
 /* The process group of /proc/@pid/stat, or -1; its state in @state */
 static long sf_proc_group(int pid, char *state)
 {
-	char path[64], buf[512], *p;
-	long pgrp = -1;
-	FILE *f;
+	long pgrp;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	/* pid (comm) state ppid pgrp: comm may hold spaces and ')' */
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	if (!p || sscanf(p + 1, " %c %*d %ld", state, &pgrp) != 2)
-		pgrp = -1;
-	fclose(f);
-	return pgrp;
+	return sf_task_stat(pid, state, &pgrp, NULL) ? pgrp : -1;
 }
 
 /* Prints a file of /proc/@pid as "# " lines; its first line in @first */

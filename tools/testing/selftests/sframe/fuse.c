@@ -411,7 +411,7 @@ static bool fuse_walk_waits(int tid, char *frame, size_t size, char *state)
 	*state = 0;
 	if (!sf_kstack_has(tid, "unwind", frame, size))
 		return false;
-	sf_task_stat(tid, state, NULL);
+	sf_task_stat(tid, state, NULL, NULL);
 	return *state == 'S' || *state == 'D';
 }
 
@@ -456,7 +456,7 @@ static bool fuse_run(const char *ending)
 		goto out;
 
 	deadline = sf_now_ms() + FUSE_STUCK_WAIT_MS;
-	while (!(stuck = sf_kstack_has(tid, "unwind", frame, sizeof(frame)) &&
+	while (!(stuck = fuse_walk_waits(tid, frame, sizeof(frame), &state) &&
 		 fuse_held_count()) && sf_now_ms() < deadline)
 		usleep(20000);
 	if (!stuck) {
@@ -472,7 +472,7 @@ static bool fuse_run(const char *ending)
 		SF_CHECK(hung >= 0 && !sf_param_set_path(FUSE_HUNG_TASK, 1),
 			 "%s: %m", FUSE_HUNG_TASK);
 		usleep(FUSE_HOLD_MS * 1000);
-		SF_CHECK(sf_kstack_has(tid, "unwind", NULL, 0),
+		SF_CHECK(fuse_walk_waits(tid, NULL, 0, &state),
 			 "kill: the walk stopped waiting while the server was silent");
 		kill(pid, SIGKILL);
 		status = fuse_reap(pid);
@@ -488,15 +488,15 @@ static bool fuse_run(const char *ending)
 		fuse_speak();
 		deadline = sf_now_ms() + FUSE_DIE_WAIT_MS;
 		/* Asleep in no walk, and back to spinning in user space */
-		SF_CHECK(sf_task_stat(tid, NULL, &utime0), "unmap: /proc/%d/stat: %m", tid);
+		SF_CHECK(sf_task_stat(tid, NULL, NULL, &utime0), "unmap: /proc/%d/stat: %m", tid);
 		while ((fuse_walk_waits(tid, NULL, 0, &state) ||
-			(sf_task_stat(tid, NULL, &utime) && utime <= utime0)) &&
+			(sf_task_stat(tid, NULL, NULL, &utime) && utime <= utime0)) &&
 		       sf_now_ms() < deadline)
 			usleep(20000);
 		SF_CHECK(!fuse_walk_waits(tid, frame, sizeof(frame), &state),
 			 "unmap: the walk still waits after the server answered (%s, state %c)",
 			 frame, state);
-		SF_CHECK(sf_task_stat(tid, NULL, &utime) && utime > utime0,
+		SF_CHECK(sf_task_stat(tid, NULL, NULL, &utime) && utime > utime0,
 			 "unmap: no user time for the spinner since the answer (%ld ticks)",
 			 utime);
 		/* Left: the child's copies of the sections fork() gave it */

@@ -363,39 +363,33 @@ long sf_now_ms(void)
 }
 
 /*
- * Thread @tid's state letter and the clock ticks it ran in user space
- * (/proc/<tid>/stat's third and fourteenth fields), each where asked for;
- * false when they cannot be read.
+ * Thread or process @tid's /proc/<tid>/stat: its state letter (R running
+ * or runnable, S or D asleep, ...), process group and clock ticks run in
+ * user space, each where asked for; false when they cannot be read.
  */
-bool sf_task_stat(int tid, char *state, long *utime)
+bool sf_task_stat(int tid, char *state, long *pgrp, long *utime)
 {
-	char path[64], buf[512], *p;
-	size_t n;
+	char path[64], buf[512], st, *p;
+	long group, ticks;
+	bool ok;
 	FILE *f;
-	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
 	f = fopen(path, "r");
 	if (!f)
 		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	/* pid (comm) state ppid pgrp ... utime: comm may hold spaces and ')' */
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 	fclose(f);
-	buf[n] = '\0';
-	/* The command may hold spaces and parentheses: the last one ends it */
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2])
-		return false;
-	if (state)
-		*state = p[2];
-	for (p += 2, i = 3; p && i < 14; i++) {
-		p = strchr(p, ' ');
-		p = p ? p + 1 : NULL;
-	}
-	if (!p)
-		return false;
-	if (utime)
-		*utime = strtol(p, NULL, 10);
-	return true;
+	ok = p && sscanf(p + 1, " %c %*d %ld %*d %*d %*d %*u %*u %*u %*u %*u %ld",
+			 &st, &group, &ticks) == 3;
+	if (ok && state)
+		*state = st;
+	if (ok && pgrp)
+		*pgrp = group;
+	if (ok && utime)
+		*utime = ticks;
+	return ok;
 }
 
 /*
