@@ -245,6 +245,42 @@ static bool sframe_removal_changes(const struct sframe_range *r, unsigned int n,
 }
 
 /*
+ * Could @cut change @t?  Only if it overlaps a range's text, takes an entry
+ * away, or unmaps data a section reads from the process's memory.  ld.so
+ * lays out each library it loads with several mappings over one
+ * reservation, each a cut: a process that loads hundreds of libraries
+ * makes thousands, and working out every range's remainder for each made
+ * that quadratic.  The text is found by a binary search (sorted ranges
+ * that do not overlap have sorted ends too); the data needs a look at
+ * each range's entry, but a short one, and none for a cut that only
+ * changes protection.  A no here is only ever a no: ranges emptied in
+ * place stay until a cut that changes something, or the next insert.
+ */
+static bool sframe_cut_may_change(struct sframe_table *t, const struct sframe_removal *cut)
+{
+	unsigned int i, next = 0;
+
+	if (cut->drop)
+		return true;
+	if (!sframe_search(t->nr_ranges, cut->start, sframe_range_start, t, &i)) {
+		if (t->ranges[i].end > cut->start)
+			return true;
+		next = i + 1;
+	}
+	if (next < t->nr_ranges && t->ranges[next].start < cut->end)
+		return true;
+	if (!cut->data_gone)
+		return false;
+	for (i = 0; i < t->nr_ranges; i++) {
+		const struct sframe_entry *e = t->ranges[i].entry;
+
+		if (!e->sec.held && e->sframe_start < cut->end && cut->start < e->sframe_end)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Apply @cut to @mm's table: a new table without what it removes, entries
  * that lose their last range released.  Mmap lock held for writing.
  */
@@ -255,7 +291,7 @@ void sframe_apply_removal(struct mm_struct *mm, const struct sframe_removal *cut
 	unsigned int i, j = 0, n, nr = 0;
 	bool changed = false;
 
-	if (!old)
+	if (!old || !sframe_cut_may_change(old, cut))
 		return;
 	for (i = 0; i < old->nr_ranges; i++) {
 		n = sframe_range_remainder(mm, &old->ranges[i], cut, out);

@@ -305,6 +305,37 @@ static void reg_munmap_split_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live);
 }
 
+/*
+ * A cut that begins in a gap reaches the range after it, and one below
+ * every range the first: the registry finds the ranges a cut may change
+ * without trying each, and must not miss those.
+ */
+static void reg_munmap_next_range_test(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long p = PAGE_SIZE, t = ctx->text;
+
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + 16, t + p), 0);
+	KUNIT_ASSERT_EQ(test, reg_add(ctx, t + 2 * p + 16, t + 4 * p), 0);
+	/* The gap between them alone: nothing changes */
+	KUNIT_ASSERT_EQ(test, vm_munmap(t + p, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	reg_expect_range(test, ctx, 0, t + 16, t + p);
+	reg_expect_range(test, ctx, 1, t + 2 * p + 16, t + 4 * p);
+
+	/* From where the gap was, into the second */
+	KUNIT_ASSERT_EQ(test, vm_munmap(t + 2 * p, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 2);
+	reg_expect_range(test, ctx, 0, t + 16, t + p);
+	reg_expect_range(test, ctx, 1, t + 3 * p, t + 4 * p);
+
+	/* From below every range, into the first */
+	KUNIT_ASSERT_EQ(test, vm_munmap(t, p), 0);
+	KUNIT_ASSERT_EQ(test, reg_ranges(ctx), 1);
+	reg_expect_range(test, ctx, 0, t + 3 * p, t + 4 * p);
+	KUNIT_EXPECT_EQ(test, sframe_live_sections(), ctx->live + 1);
+}
+
 /* Unmapping any page of a section's data drops all of its ranges. */
 static void reg_munmap_data_test(struct kunit *test)
 {
@@ -1363,6 +1394,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_overlap_test),
 	KUNIT_CASE(reg_munmap_trim_test),
 	KUNIT_CASE(reg_munmap_split_test),
+	KUNIT_CASE(reg_munmap_next_range_test),
 	KUNIT_CASE(reg_munmap_data_test),
 	KUNIT_CASE(reg_map_fixed_test),
 	KUNIT_CASE(reg_noexec_test),
