@@ -146,13 +146,13 @@ struct sfa_obj {
 	struct sfa_obj	*hnext;
 	uint64_t	bias;
 	const void	*phdr;
-	char		*name;
 	void		*mem;
 	size_t		mem_len;
 	unsigned int	nreg;
 	uint64_t	text[SFA_MAX_SEGS];
 	bool		seen;
 	bool		exe;
+	char		name[];		/* one allocation an object, not two */
 };
 
 static struct {
@@ -445,7 +445,6 @@ static void sfa_release(struct sfa_obj *o)
 		prctl(PR_SFRAME_UNREGISTER, (unsigned long)o->text[i], 0, 0, 0);
 	if (o->mem)
 		munmap(o->mem, o->mem_len);
-	free(o->name);
 	free(o);
 }
 
@@ -1681,19 +1680,17 @@ static struct sfa_obj *sfa_add(const char *name, bool exe, uint64_t bias,
 	const char *result;
 	struct sfa_obj *o;
 	unsigned int fdes = 0;
-	size_t bytes = 0;
+	size_t bytes = 0, name_len;
 	char why[200], how[80] = "";
 
 	if (!*name)
 		name = "(main)";
-	o = calloc(1, sizeof(*o));
-	if (o)
-		o->name = strdup(name);
-	if (!o || !o->name) {
-		free(o);
-		o = NULL;
+	name_len = strlen(name);
+	o = calloc(1, sizeof(*o) + name_len + 1);
+	if (!o) {
 		result = "failed: out of memory";
 	} else {
+		memcpy(o->name, name, name_len);
 		o->bias = bias;
 		o->phdr = phdr;
 		o->exe = exe;
@@ -1748,8 +1745,10 @@ SFA_EXPORT unsigned int la_version(unsigned int version)
 static const ElfW(Phdr) *sfa_phdrs(struct link_map *map, Lmid_t lmid, unsigned int *phnum)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)map->l_addr;
+	uintptr_t page = sysconf(_SC_PAGESIZE), room;
 	const ElfW(Phdr) *ph;
 	unsigned int i, n;
+	size_t len;
 
 	/*
 	 * The program's, if they say they are where they are (ld.so run as a
@@ -1771,8 +1770,17 @@ static const ElfW(Phdr) *sfa_phdrs(struct link_map *map, Lmid_t lmid, unsigned i
 	}
 	if (!sfa_mapped(map->l_addr, sizeof(*eh)) ||
 	    memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_type != ET_DYN ||
-	    eh->e_phentsize != sizeof(ElfW(Phdr)) || !eh->e_phnum ||
-	    !sfa_mapped(map->l_addr + eh->e_phoff, (size_t)eh->e_phnum * sizeof(ElfW(Phdr))))
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) || !eh->e_phnum)
+		return NULL;
+	/*
+	 * Linkers put the headers right after the ELF header, in the page
+	 * just found mapped: asking again would be one more system call for
+	 * each of the hundreds of objects a process may load.
+	 */
+	len = (size_t)eh->e_phnum * sizeof(ElfW(Phdr));
+	room = page - (map->l_addr & (page - 1));
+	if ((eh->e_phoff > room || len > room - eh->e_phoff) &&
+	    !sfa_mapped(map->l_addr + eh->e_phoff, len))
 		return NULL;
 	*phnum = eh->e_phnum;
 	return (const ElfW(Phdr) *)(map->l_addr + eh->e_phoff);
