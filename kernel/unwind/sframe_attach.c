@@ -8,9 +8,9 @@
  * a profile of a system that starts many short processes loses the
  * start-up of each.  An administrator converts each file once and
  * attaches the result to that version of the file; from then on every
- * process that maps it executable gets the section mapped and registered
- * on its way back to user space, as a file's own PT_GNU_SFRAME is, before
- * the loader's first instruction.
+ * process that maps it executable has the section registered on its way
+ * back to user space, as a file's own PT_GNU_SFRAME is, before the
+ * loader's first instruction.
  *
  * The section is read from its file once, when it is attached, and that
  * copy and its index serve the whole system: each process that maps the
