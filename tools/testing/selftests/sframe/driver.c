@@ -50,6 +50,8 @@
 #define SF_STEP_SECONDS		900
 /* At every instruction, or Debian's programs (over a million instructions) */
 #define SF_STEP_LONG_SECONDS	2400
+/* sf-stress's run, up to 120 s more until it saw all it must, and its checks */
+#define SF_STRESS_SECONDS	300
 #define SF_LEAK_WAIT_MS		2000
 #define SF_DIE_WAIT_MS		10000
 #define SF_MAX_ARGS		20
@@ -601,6 +603,7 @@ static void sf_run(const struct sf_test *t)
 			       !strncmp(t->name, "step-debian-", 12) ? SF_STEP_LONG_SECONDS :
 			       !strncmp(t->name, "step-every", 10) ? SF_STEP_LONG_SECONDS :
 			       !strcmp(t->argv[0], "sf-step") ? SF_STEP_SECONDS :
+			       !strcmp(t->argv[0], "sf-stress") ? SF_STRESS_SECONDS :
 			       SF_TEST_SECONDS;
 	char reason[256] = "", late[256] = "", *out = NULL;
 	struct timespec t0, t1;

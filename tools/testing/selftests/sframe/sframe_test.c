@@ -363,6 +363,20 @@ long sf_now_ms(void)
 }
 
 /*
+ * The calling thread's own CPU time in milliseconds: a wait for something
+ * the thread's own running brings about (a sample every so much of its
+ * CPU time) is bounded by it, so that a loaded host, which stretches the
+ * wall clock, cannot fail it.
+ */
+long sf_thread_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/*
  * Thread or process @tid's /proc/<tid>/stat: its state letter (R running
  * or runnable, S or D asleep, ...), process group and clock ticks run in
  * user space, each where asked for; false when they cannot be read.

@@ -69,6 +69,7 @@ long sf_stat_get(const char *name);
 int sf_param_set(const char *name, long value);
 
 long sf_now_ms(void);
+long sf_thread_cpu_ms(void);
 bool sf_task_stat(int tid, char *state, long *pgrp, long *utime);
 bool sf_kstack_has(int tid, const char *fn, char *line, size_t size);
 bool sf_wait_syscall(int pid, int tid, long nr, long ms);
