@@ -178,21 +178,14 @@ out:
 		close(sec);
 }
 
-static bool sfa_is_vdso(const ElfW(Phdr) *phdr)
-{
-	uintptr_t eh = getauxval(AT_SYSINFO_EHDR);
-
-	return eh && (uintptr_t)phdr == eh + ((const ElfW(Ehdr) *)eh)->e_phoff;
-}
-
 /*
  * Converts and registers one object's sections into @o, one the kernel
  * has none of (sfa_add() asked).  Returns what to say about it; @o->mem
  * stays NULL when nothing is kept.
  */
-const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
-		     unsigned int *fdes, size_t *bytes, char *how, size_t how_size,
-		     char *why, size_t why_size)
+static const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
+			    unsigned int *fdes, size_t *bytes, char *how, size_t how_size,
+			    char *why, size_t why_size)
 {
 	struct sfa_mem m = { .phdr = phdr, .phnum = phnum, .bias = o->bias };
 	struct sfa_conv c = { .n = 0 };
@@ -220,17 +213,6 @@ const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phn
 		lk.obj = sfa_key_of(o, phdr, phnum, &lk.k, lk.fname, sizeof(lk.fname), &moved);
 	if (moved)
 		snprintf(how, how_size, ", not cached: its name is not the mapped file");
-	/*
-	 * The vDSO with SFrame of its own (the kernel built it from the same
-	 * CFI, without gaps on any of the three arches): no file backs it, so
-	 * its fill could be kept nowhere and would be made again, for
-	 * nothing, in every process.
-	 */
-	if (own && vdso) {
-		*how = 0;
-		result = "skipped: the vDSO's own section stays";
-		goto out;
-	}
 	if (lk.obj >= 0 && sfa_cache_get(o, phdr, phnum, &lk, &c, &mem, &len, how, how_size)) {
 		base = c.base;
 		goto cached;
@@ -338,4 +320,37 @@ out:
 	for (i = 0; i < c.n; i++)
 		sframe_gen_free(c.gen[i]);
 	return result;
+}
+
+/**
+ * sframe_audit_converter_load() - libsframe-audit-converter.so's entry
+ * @abi: SFA_CONVERTER_ABI of the module calling.
+ * @settings: the module's settings, which this copy of them takes.
+ * @settings_size: their size.
+ * @o: the object's record.
+ * @phdr: its program headers.
+ * @phnum: their number.
+ * @fdes: FDEs registered, added to.
+ * @bytes: bytes of sections registered, added to.
+ * @how: what the cache did, for the module's verbose line.
+ * @how_size: its size.
+ * @why: room for the result when it is made up.
+ * @why_size: its size.
+ *
+ * The module (sframe-audit-converter.c) loads this library the first time
+ * an object needs its sections made, and calls this for each such object.
+ *
+ * Return: what to say about the object.
+ */
+SFA_EXPORT const char *
+sframe_audit_converter_load(unsigned int abi, const struct sfa_config *settings,
+			    size_t settings_size, struct sfa_obj *o, const ElfW(Phdr) *phdr,
+			    unsigned int phnum, unsigned int *fdes, size_t *bytes, char *how,
+			    size_t how_size, char *why, size_t why_size)
+{
+	/* A module and a converter of two builds: their records may differ */
+	if (abi != SFA_CONVERTER_ABI || settings_size != sizeof(cfg))
+		return "failed: " SFA_CONVERTER_NAME " is of another build";
+	cfg = *settings;
+	return sfa_load(o, phdr, phnum, fdes, bytes, how, how_size, why, why_size);
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -82,4 +83,12 @@ bool sfa_dir_still(int fd, dev_t dev, ino_t ino)
 
 	return fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_dev == dev &&
 	       st.st_ino == ino;
+}
+
+/* Are these the program headers of the vDSO, which no file backs? */
+bool sfa_is_vdso(const ElfW(Phdr) *phdr)
+{
+	uintptr_t eh = getauxval(AT_SYSINFO_EHDR);
+
+	return eh && (uintptr_t)phdr == eh + ((const ElfW(Ehdr) *)eh)->e_phoff;
 }

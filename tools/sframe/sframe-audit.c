@@ -88,8 +88,6 @@
 
 #include "sframe-audit.h"
 
-#define SFA_EXPORT	__attribute__((__visibility__("default")))
-
 /* Its presence turns attaching on for every process (sfa_attach()) */
 #define SFA_ATTACH_FILE		"/etc/sframe/attach"
 
@@ -180,6 +178,7 @@ static void sfa_config(void)
 	if (!cfg.dry_run && prctl(PR_SFRAME_UNREGISTER, 0, 0, 0, 0) &&
 	    errno == EINVAL)
 		cfg.no_kernel = true;
+	sfa_converter_locate();
 }
 
 /* CPU time: what the program pays, however busy the machine is */
@@ -213,7 +212,7 @@ static bool no_attached_query;
  * spent for nothing, in every process, whether anything profiles it or
  * not.  An object with SFrame of its own has no attachment.
  */
-static bool sfa_attached(const struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum)
+static bool sfa_attached(uint64_t bias, const ElfW(Phdr) *phdr, unsigned int phnum)
 {
 	unsigned int i, segs = 0;
 	int r;
@@ -223,7 +222,7 @@ static bool sfa_attached(const struct sfa_obj *o, const ElfW(Phdr) *phdr, unsign
 	for (i = 0; i < phnum; i++) {
 		if (phdr[i].p_type != PT_LOAD || !(phdr[i].p_flags & PF_X) || !phdr[i].p_memsz)
 			continue;
-		r = prctl(PR_SFRAME_ATTACHED, (unsigned long)(o->bias + phdr[i].p_vaddr), 0, 0, 0);
+		r = prctl(PR_SFRAME_ATTACHED, (unsigned long)(bias + phdr[i].p_vaddr), 0, 0, 0);
 		if (r < 0 && errno == EINVAL)
 			no_attached_query = true;	/* a kernel without it */
 		if (r != 1)
@@ -233,22 +232,74 @@ static bool sfa_attached(const struct sfa_obj *o, const ElfW(Phdr) *phdr, unsign
 	return segs;
 }
 
+static bool sfa_has_segment(const ElfW(Phdr) *phdr, unsigned int phnum, uint32_t type)
+{
+	unsigned int i;
+
+	for (i = 0; i < phnum; i++)
+		if (phdr[i].p_type == type)
+			return true;
+	return false;
+}
+
+/*
+ * What the converter is not needed for: the kernel has the object's
+ * sections already, or there is nothing to make them from (nor a cache
+ * entry made from it).  NULL: the converter's work.
+ */
+static const char *sfa_needs_nothing(uint64_t bias, const ElfW(Phdr) *phdr, unsigned int phnum)
+{
+	const ElfW(Phdr) *own = sfa_own_sframe(phdr, phnum);
+
+	if (cfg.no_kernel)
+		return "skipped: kernel without PR_SFRAME_REGISTER";
+	if (!own && sfa_attached(bias, phdr, phnum))
+		return "attached: left to the kernel";
+	/*
+	 * The vDSO with SFrame of its own (the kernel built it from the same
+	 * CFI, without gaps on any of the three arches): no file backs it, so
+	 * its fill could be kept nowhere and would be made again, for
+	 * nothing, in every process.
+	 */
+	if (own && sfa_is_vdso(phdr))
+		return "skipped: the vDSO's own section stays";
+	if (!sfa_has_segment(phdr, phnum, PT_GNU_EH_FRAME))
+		return "skipped: no PT_GNU_EH_FRAME";
+	return NULL;
+}
+
+/*
+ * An object a scan met needed the converter while it could not be loaded
+ * (from a dl_iterate_phdr() callback): sfa_scan_adding() loads it and
+ * makes its pass again.
+ */
+static bool sfa_converter_wanted;
+
 /*
  * One object loaded: its record, kept even when it has no section, so
- * that a preload scan does not try it again.  NULL only when out of
- * memory.  Caller holds sfa_lock.
+ * that a preload scan does not try it again.  NULL when out of memory,
+ * or when the object needs the converter and @may_load is false (the
+ * object is left for the scan after it is loaded).  Caller holds
+ * sfa_lock.
  */
 static struct sfa_obj *sfa_add(const char *name, bool exe, uint64_t bias,
-			       const ElfW(Phdr) *phdr, unsigned int phnum)
+			       const ElfW(Phdr) *phdr, unsigned int phnum, bool may_load)
 {
 	/* Two system calls an object: only for whoever reads the time */
 	uint64_t t0 = cfg.verbose ? now_ns() : 0;
-	const char *result;
+	const char *result = sfa_needs_nothing(bias, phdr, phnum);
 	struct sfa_obj *o;
 	unsigned int fdes = 0;
 	size_t bytes = 0, name_len;
 	char why[200], how[80] = "";
 
+	if (!result && !sfa_converter_tried()) {
+		if (!may_load) {
+			sfa_converter_wanted = true;
+			return NULL;
+		}
+		sfa_converter_open();
+	}
 	if (!*name)
 		name = "(main)";
 	name_len = strlen(name);
@@ -260,14 +311,9 @@ static struct sfa_obj *sfa_add(const char *name, bool exe, uint64_t bias,
 		o->bias = bias;
 		o->phdr = phdr;
 		o->exe = exe;
-		/* What the kernel has already, whether anything profiles or not */
-		if (cfg.no_kernel)
-			result = "skipped: kernel without PR_SFRAME_REGISTER";
-		else if (!sfa_own_sframe(phdr, phnum) && sfa_attached(o, phdr, phnum))
-			result = "attached: left to the kernel";
-		else
-			result = sfa_load(o, phdr, phnum, &fdes, &bytes, how, sizeof(how),
-					  why, sizeof(why));
+		if (!result)
+			result = sfa_converter_load(o, phdr, phnum, &fdes, &bytes, how,
+						    sizeof(how), why, sizeof(why));
 		o->next = sfa_objs;
 		sfa_objs = o;
 		sfa_hash_add(o);
@@ -392,7 +438,7 @@ SFA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t 
 			    *name ? name : "(main)");
 		o = NULL;
 	} else {
-		o = sfa_add(name, exe, map->l_addr, phdr, phnum);
+		o = sfa_add(name, exe, map->l_addr, phdr, phnum, true);
 	}
 	if (o)
 		*cookie = (uintptr_t)o;
@@ -519,8 +565,25 @@ static int sfa_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	}
 	if (!o && (!s->only || sfa_holds(info, s->only)))
-		sfa_add(name, exe, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
+		sfa_add(name, exe, info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, false);
 	return 0;
+}
+
+/*
+ * A pass that adds what is new; made again once the converter is loaded
+ * if an object wanted it (sfa_add()), for what was left out.  Caller
+ * holds sfa_lock, outside any dl_iterate_phdr().
+ */
+static void sfa_scan_adding(struct sfa_scan *s)
+{
+	s->first = true;
+	dl_iterate_phdr(sfa_scan_one, s);
+	if (!sfa_converter_wanted)
+		return;
+	sfa_converter_wanted = false;
+	sfa_converter_open();
+	s->first = true;
+	dl_iterate_phdr(sfa_scan_one, s);
 }
 
 /* Registers the object that holds @addr (none for NULL), if it is new */
@@ -529,8 +592,7 @@ static void sfa_add_holding(struct sfa_scan *s, const void *addr)
 	if (!addr)
 		return;
 	s->only = addr;
-	s->first = true;
-	dl_iterate_phdr(sfa_scan_one, s);
+	sfa_scan_adding(s);
 	s->only = NULL;
 }
 
@@ -577,8 +639,7 @@ static void sfa_rescan(bool init, bool unloaded)
 		sfa_add_holding(&s, (const void *)getauxval(AT_BASE));
 		sfa_add_holding(&s, (const void *)dl_iterate_phdr);
 	}
-	s.first = true;
-	dl_iterate_phdr(sfa_scan_one, &s);
+	sfa_scan_adding(&s);
 }
 
 static int sfa_counts(struct dl_phdr_info *info, size_t size, void *data)
@@ -635,8 +696,11 @@ static int sfa_tail_one(struct dl_phdr_info *info, size_t size, void *data)
 		phdr = sfa_phdrs(m, LM_ID_BASE, &phnum);
 		if (!phdr || sfa_find_at(m->l_addr, phdr))
 			return 1;
-		sfa_add(m->l_name, false, m->l_addr, phdr, phnum);
+		sfa_add(m->l_name, false, m->l_addr, phdr, phnum, false);
 	}
+	/* One wanted the converter: the whole scan, which loads it, adds it */
+	if (sfa_converter_wanted)
+		return 1;
 	sfa_adds = info->dlpi_adds;
 	t->done = true;
 	return 1;
@@ -654,12 +718,10 @@ static void sfa_rescan_if_changed(void *handle)
 	dl_iterate_phdr(sfa_counts, c);
 	if (c[0] == sfa_adds && c[1] == sfa_subs)
 		return;
-	if (handle && c[1] == sfa_subs && !dlinfo(handle, RTLD_DI_LINKMAP, &t.map) && t.map) {
+	if (handle && c[1] == sfa_subs && !dlinfo(handle, RTLD_DI_LINKMAP, &t.map) && t.map)
 		dl_iterate_phdr(sfa_tail_one, &t);
-		if (t.done)
-			return;
-	}
-	sfa_rescan(false, c[1] != sfa_subs);
+	if (!t.done)
+		sfa_rescan(false, c[1] != sfa_subs);
 }
 
 /**

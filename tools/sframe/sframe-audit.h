@@ -1,19 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libsframe-audit.so's own interfaces between its files, each a layer
- * over the next:
+ * The interfaces between the load-time module's files, each a layer over
+ * the next.  libsframe-audit.so, the module every process loads:
  *
- *   sframe-audit.c        the loader's hooks (LD_AUDIT, LD_PRELOAD) and
- *                         the objects loaded; what the kernel already has
- *   sframe-audit-load.c   one object's sections: from the cache or
- *                         converted, registered, attached
- *   sframe-audit-cache.c  the cache of converted sections on disk
- *   sframe-audit-conv.c   an object's .eh_frame converted by sframe-gen
- *   sframe-audit-sys.c    the settings, and what every layer asks of the
- *                         system with care (is memory mapped, may a file
- *                         grow, is a descriptor still ours)
+ *   sframe-audit.c            the loader's hooks (LD_AUDIT, LD_PRELOAD)
+ *                             and the objects loaded; what the kernel
+ *                             already has, or needs nothing
+ *   sframe-audit-converter.c  the converter, loaded the first time an
+ *                             object needs its sections made
  *
- * Nothing here is exported from the module (-fvisibility=hidden).
+ * libsframe-audit-converter.so, the converter, beside it:
+ *
+ *   sframe-audit-load.c       one object's sections: from the cache or
+ *                             converted, registered, attached
+ *   sframe-audit-cache.c      the cache of converted sections on disk
+ *   sframe-audit-conv.c       an object's .eh_frame converted by sframe-gen
+ *
+ * and in both, sframe-audit-sys.c: the settings, and what every layer
+ * asks of the system with care (is memory mapped, may a file grow, is a
+ * descriptor still ours).  Each library exports its entry points alone
+ * (-fvisibility=hidden, SFA_EXPORT).
  */
 #ifndef SFRAME_AUDIT_H
 #define SFRAME_AUDIT_H
@@ -110,12 +116,33 @@ struct sfa_config {
 
 extern struct sfa_config cfg;
 
+#define SFA_EXPORT	__attribute__((__visibility__("default")))
+
+/*
+ * The converter's entry point, found by name with dlsym(), and the
+ * version of the records it shares with the module: bumped whenever
+ * struct sfa_obj, struct sfa_config or the entry's arguments change
+ * (test-audit builds a converter of another to see it refused).
+ */
+#define SFA_CONVERTER_NAME	"libsframe-audit-converter.so"
+#define SFA_CONVERTER_ENTRY	"sframe_audit_converter_load"
+#ifndef SFA_CONVERTER_ABI
+#define SFA_CONVERTER_ABI	1
+#endif
+
+typedef const char *sfa_converter_load_fn(unsigned int abi, const struct sfa_config *settings,
+					  size_t settings_size, struct sfa_obj *o,
+					  const ElfW(Phdr) *phdr, unsigned int phnum,
+					  unsigned int *fdes, size_t *bytes, char *how,
+					  size_t how_size, char *why, size_t why_size);
+
 /* sframe-audit-sys.c */
 __attribute__((__format__(printf, 1, 2)))
 void say(const char *fmt, ...);
 bool sfa_mapped(uintptr_t addr, size_t len);
 bool sfa_fsize_ok(uint64_t size);
 bool sfa_dir_still(int fd, dev_t dev, ino_t ino);
+bool sfa_is_vdso(const ElfW(Phdr) *phdr);
 
 /* The kernel registers the section of these itself */
 static inline const ElfW(Phdr) *sfa_own_sframe(const ElfW(Phdr) *phdr, unsigned int phnum)
@@ -197,8 +224,14 @@ uint64_t sfa_payload_off(void);
 int64_t sfa_cache_dist(uint64_t bias, uint64_t off);
 
 /* sframe-audit-load.c */
-const char *sfa_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
-		     unsigned int *fdes, size_t *bytes, char *how, size_t how_size,
-		     char *why, size_t why_size);
+sfa_converter_load_fn sframe_audit_converter_load;
+
+/* sframe-audit-converter.c */
+void sfa_converter_locate(void);
+bool sfa_converter_tried(void);
+void sfa_converter_open(void);
+const char *sfa_converter_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
+			       unsigned int *fdes, size_t *bytes, char *how, size_t how_size,
+			       char *why, size_t why_size);
 
 #endif /* SFRAME_AUDIT_H */

@@ -57,6 +57,8 @@
 #define SF_MAX_ARGS		20
 
 #define SF_MAX_NEEDS		4
+/* The audit module's converter, which it loads from beside itself */
+#define SF_CONVERTER		"libsframe-audit-converter.so"
 
 /*
  * @needs: what must be beside the driver besides the program @argv[0]:
@@ -140,11 +142,11 @@ static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "
 #define SF_PERF_DWARF_AUDIT(name, mode)						\
 	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "linux-perf",	\
 		  mode, "sqlite3", ":memory:", SF_SQLITE_SQL },				\
-	  { "libsframe-audit.so", "linux-perf", "sqlite3" } }
+	  { "libsframe-audit.so", SF_CONVERTER, "linux-perf", "sqlite3" } }
 #define SF_PERF_DWARF_DEBIAN(name, mode)					\
 	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "--tool",	\
 		  "debian-sqlite3", "linux-perf", mode, "sqlite3", ":memory:",	\
-		  SF_SQLITE_SQL }, { "libsframe-audit.so", "debian-sqlite3", "linux-perf" } }
+		  SF_SQLITE_SQL }, { "libsframe-audit.so", SF_CONVERTER, "debian-sqlite3", "linux-perf" } }
 
 /*
  * The instruction-level oracle: sf-step-prog single-stepped from the
@@ -203,10 +205,10 @@ static const struct sf_test sf_tests[] = {
 	/* SFrame attached to a file without any, made by the runner */
 	{ "attach",		{ "sf-attach" }, { "sf-attach.sframe", "sf-pie" } },
 	{ "audit-attach",	{ "sf-attach", "--audit", "libsframe-audit.so" },
-	  { "libsframe-audit.so" } },
+	  { "libsframe-audit.so", SF_CONVERTER } },
 	/* The audit module's cache files: their indexes shared the same way */
 	{ "audit-share",	{ "sf-share", "--audit", "libsframe-audit.so" },
-	  { "libsframe-audit.so" } },
+	  { "libsframe-audit.so", SF_CONVERTER } },
 	{ "munmap",		{ "sf-munmap" }, {} },
 	{ "mremap",		{ "sf-mremap" }, {} },
 	{ "mprotect",		{ "sf-mprotect" }, {} },
@@ -237,7 +239,7 @@ static const struct sf_test sf_tests[] = {
 	 */
 	{ "perf-gap",		{ "sf-perf-gap" }, {} },
 	{ "perf-gap-audit",	{ "sf-perf-gap", "--audit", "libsframe-audit.so" },
-	  { "libsframe-audit.so" } },
+	  { "libsframe-audit.so", SF_CONVERTER } },
 	{ "vdso",		{ "sf-vdso" }, {} },
 	{ "perf-defer-kernel",	{ "sf-perf-defer", "kernel" }, {} },
 	{ "perf-defer-exit",	{ "sf-perf-defer", "exit" }, {} },
@@ -269,10 +271,10 @@ static const struct sf_test sf_tests[] = {
 	{ "debian-sqlite3-audit-ustack", { "sf-ustack-remote", "--audit",
 					   "libsframe-audit.so", "debian-sqlite3",
 					   "sqlite3", ":memory:" },
-	  { "libsframe-audit.so", "debian-sqlite3" } },
+	  { "libsframe-audit.so", SF_CONVERTER, "debian-sqlite3" } },
 	{ "debian-sqlite3-ustack", { "sf-ustack-remote", "--control", "libsframe-audit.so",
 				     "debian-sqlite3", "sqlite3", ":memory:" },
-	  { "libsframe-audit.so", "debian-sqlite3" } },
+	  { "libsframe-audit.so", SF_CONVERTER, "debian-sqlite3" } },
 	SF_STEP("step", "16"),
 	SF_STEP("step-bind-now", "16", "--bind-now"),
 	SF_STEP("step-every", "1"),
@@ -329,6 +331,7 @@ static const struct {
 	{ "debian-sqlite3", "Debian's sqlite3, as run's tools/vm/guest-tool unpacks it" },
 	{ "sqlite3",	"sqlite3 built with SFrame (tools/toolchain/build-sqlite3)" },
 	{ "libsframe-audit.so", "the audit module (make -C tools/sframe)" },
+	{ SF_CONVERTER,	"the audit module's converter (make -C tools/sframe)" },
 };
 
 static void sf_why_missing(const char *name, char *why, size_t len)
