@@ -146,7 +146,8 @@ static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "
 #define SF_PERF_DWARF_DEBIAN(name, mode)					\
 	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "--tool",	\
 		  "debian-sqlite3", "linux-perf", mode, "sqlite3", ":memory:",	\
-		  SF_SQLITE_SQL }, { "libsframe-audit.so", SF_CONVERTER, "debian-sqlite3", "linux-perf" } }
+		  SF_SQLITE_SQL },						\
+	  { "libsframe-audit.so", SF_CONVERTER, "debian-sqlite3", "linux-perf" } }
 
 /*
  * The instruction-level oracle: sf-step-prog single-stepped from the

@@ -1261,6 +1261,14 @@ static void *sf_worker(void *arg)
 #define SF_OPS_NOTE	"ops: dl %lu, jit %lu, run %lu, fork %lu, deep %lu, proc %lu, plant %lu, forkfail %lu, nth %lu, attach %lu; samples %lu, deferred %lu (no stack %lu), lost records %lu; BPF stacks %llu, failed %llu"
 #define SF_FAULTS_NOTE	"marked for faults: %lu operations failed, %lu of them registrations with ENOMEM; fail-nth: %lu sweeps, registrations failed %lu ENOMEM, %lu EFAULT, reads failed: ustack %lu, sframe %lu, another thread's %lu; attachments failed %lu"
 
+/* One thing a run must have seen: false, and named when @report, if not */
+static bool sf_seen(bool seen, bool report, const char *missing)
+{
+	if (!seen && report)
+		sf_fail("%s", missing);
+	return seen;
+}
+
 /*
  * What a run must have seen, every worker's progress and every kind of
  * failure it aims at; each one missing is named when @report.
@@ -1269,25 +1277,25 @@ static bool sf_run_seen(bool report)
 {
 	bool seen = true;
 
-#define SF_SEEN(cond, ...) \
-	(seen &= report ? SF_CHECK(cond, __VA_ARGS__) : (bool)(cond))
-	SF_SEEN(atomic_load(&ff_nproc) > 0, "no fork failed over RLIMIT_NPROC");
-	SF_SEEN(!pids_cgroup || atomic_load(&ff_pids) > 0, "no fork failed in the pids cgroup");
+	seen &= sf_seen(atomic_load(&ff_nproc) > 0, report, "no fork failed over RLIMIT_NPROC");
+	seen &= sf_seen(!pids_cgroup || atomic_load(&ff_pids) > 0, report,
+			"no fork failed in the pids cgroup");
 	if (inject) {
-		SF_SEEN(atomic_load(&inj_ops) > 0, "no operation failed marked for faults");
-		SF_SEEN(atomic_load(&ff_nth) > 0, "no fork failed by fail-nth");
-		SF_SEEN(atomic_load(&nth_reg[0]) > 0 && atomic_load(&nth_ustack) > 0 &&
-			atomic_load(&nth_sframe) > 0 && atomic_load(&nth_attach) > 0,
-			"fail-nth failed no registration, ustack or sframe read, or attachment");
+		seen &= sf_seen(atomic_load(&inj_ops) > 0, report,
+				"no operation failed marked for faults");
+		seen &= sf_seen(atomic_load(&ff_nth) > 0, report, "no fork failed by fail-nth");
+		seen &= sf_seen(atomic_load(&nth_reg[0]) > 0 && atomic_load(&nth_ustack) > 0 &&
+				atomic_load(&nth_sframe) > 0 && atomic_load(&nth_attach) > 0, report,
+				"fail-nth failed no registration, ustack or sframe read, or attachment");
 	}
-	SF_SEEN(atomic_load(&samples) > 0, "no samples came");
-	SF_SEEN(sf_bpf_count(SF_BPF_OK) > 0, "BPF took no stack");
-	SF_SEEN(atomic_load(&ops_jit) > 0 && atomic_load(&ops_dl) > 0 &&
-		atomic_load(&ops_fork) > 0 && atomic_load(&ops_deep) > 0 &&
-		atomic_load(&ops_plant) > 0 && atomic_load(&ops_forkfail) > 0 &&
-		atomic_load(&ops_attach) > 0 &&
-		(!inject || atomic_load(&ops_nth) > 0), "a worker made no progress");
-#undef SF_SEEN
+	seen &= sf_seen(atomic_load(&samples) > 0, report, "no samples came");
+	seen &= sf_seen(sf_bpf_count(SF_BPF_OK) > 0, report, "BPF took no stack");
+	seen &= sf_seen(atomic_load(&ops_jit) > 0 && atomic_load(&ops_dl) > 0 &&
+			atomic_load(&ops_fork) > 0 && atomic_load(&ops_deep) > 0 &&
+			atomic_load(&ops_plant) > 0 && atomic_load(&ops_forkfail) > 0 &&
+			atomic_load(&ops_attach) > 0 &&
+			(!inject || atomic_load(&ops_nth) > 0), report,
+			"a worker made no progress");
 	return seen;
 }
 
