@@ -8,9 +8,13 @@
  * and the converter's imports, bound at every start while the two were
  * one library, were half of what the module cost a short process.
  *
- * It is the file beside the module, found by the path the module was
- * loaded from, made absolute when the module starts: the program may
- * change directory before it dlopen()s a library that needs it.  In
+ * It is the file beside the module, found by the path the loader gave
+ * the module; a relative one is kept with the directory it was relative
+ * to when the module started, as the program may change directory before
+ * it dlopen()s a library that needs the converter.  Nothing else is done
+ * at start: a process that never needs the converter pays for no path
+ * formatted (printf's code is pages of the C library a small program
+ * never faults in otherwise).  In
  * secure-execution mode the module came from /etc/ld.so.preload or a
  * system directory, and the converter is taken only where root alone
  * could have put it: root owns it and its directory, and no one else may
@@ -27,37 +31,53 @@
 
 #include "sframe-audit.h"
 
-static char converter_path[PATH_MAX];
+static const char *module_path;		/* the loader's name of the module */
+static char *module_cwd;		/* what a relative one is relative to */
 static const char *converter_missing = "not looked for";
 static sfa_converter_load_fn *converter;
 static bool converter_tried;
 
-/* Where the converter is, from the path the module was loaded from */
-void sfa_converter_locate(void)
+/*
+ * At start: @module, the loader's name of the module (its link map's,
+ * which lives as long as the module), and for a relative one the
+ * current directory.
+ */
+void sfa_converter_locate(const char *module)
 {
-	char cwd[PATH_MAX] = "";
-	const char *slash;
-	Dl_info dli;
-	int n;
-
-	if (!dladdr((void *)sfa_converter_locate, &dli) || !dli.dli_fname ||
-	    !(slash = strrchr(dli.dli_fname, '/'))) {
-		converter_missing = "the module's own path is unknown";
+	if (!module || !*module) {
+		converter_missing = "beside an unnamed module";
 		return;
 	}
-	if (*dli.dli_fname != '/' && !getcwd(cwd, sizeof(cwd))) {
-		converter_missing = "the module's own path is unknown";
-		return;
-	}
-	n = snprintf(converter_path, sizeof(converter_path), "%s%s%.*s/%s", cwd,
-		     *cwd ? "/" : "", (int)(slash - dli.dli_fname), dli.dli_fname,
-		     SFA_CONVERTER_NAME);
-	if (n < 0 || (size_t)n >= sizeof(converter_path)) {
-		*converter_path = 0;
-		converter_missing = "its path is too long";
-		return;
+	module_path = module;
+	if (*module != '/') {
+		module_cwd = getcwd(NULL, 0);
+		if (!module_cwd) {
+			converter_missing = "beside a module in an unknown directory";
+			return;
+		}
 	}
 	converter_missing = NULL;
+}
+
+/* The converter's path into @path, or false */
+static bool sfa_converter_path(char *path, size_t size)
+{
+	const char *slash = strrchr(module_path, '/');
+	int n;
+
+	/* A name without a directory: the loader found it in its own path */
+	if (!slash) {
+		converter_missing = "beside a module of no known directory";
+		return false;
+	}
+	n = snprintf(path, size, "%s%s%.*s/%s", module_cwd ? module_cwd : "",
+		     module_cwd ? "/" : "", (int)(slash - module_path), module_path,
+		     SFA_CONVERTER_NAME);
+	if (n < 0 || (size_t)n >= size) {
+		converter_missing = "beside a module whose path is too long";
+		return false;
+	}
+	return true;
 }
 
 /* Root owns @path, and no one else may write it */
@@ -68,15 +88,16 @@ static bool sfa_root_only(const char *path)
 	return !stat(path, &st) && st.st_uid == 0 && !(st.st_mode & 022);
 }
 
-static bool sfa_converter_trusted(void)
+/* @path, the converter's: in secure-execution mode, root's alone */
+static bool sfa_converter_trusted(const char *path)
 {
 	char dir[PATH_MAX];
 
 	if (!cfg.secure)
 		return true;
-	snprintf(dir, sizeof(dir), "%s", converter_path);
+	snprintf(dir, sizeof(dir), "%s", path);
 	*strrchr(dir, '/') = 0;
-	return sfa_root_only(converter_path) && sfa_root_only(*dir ? dir : "/");
+	return sfa_root_only(path) && sfa_root_only(*dir ? dir : "/");
 }
 
 /* Has the module tried to load the converter (which may have failed)? */
@@ -93,20 +114,21 @@ bool sfa_converter_tried(void)
 void sfa_converter_open(void)
 {
 	void *(*real_dlopen)(const char *, int);
+	char path[PATH_MAX];
 	void *handle;
 
 	if (converter_tried)
 		return;
 	converter_tried = true;
-	if (converter_missing)
+	if (converter_missing || !sfa_converter_path(path, sizeof(path)))
 		return;
-	if (!sfa_converter_trusted()) {
+	if (!sfa_converter_trusted(path)) {
 		converter_missing = "not root's alone";
 		return;
 	}
 	/* The C library's: the module's own dlopen() would scan for it */
 	real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-	handle = real_dlopen ? real_dlopen(converter_path, RTLD_NOW | RTLD_LOCAL) : NULL;
+	handle = real_dlopen ? real_dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
 	if (!handle) {
 		converter_missing = "cannot be loaded";
 		return;

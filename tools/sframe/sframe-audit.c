@@ -178,7 +178,6 @@ static void sfa_config(void)
 	if (!cfg.dry_run && prctl(PR_SFRAME_UNREGISTER, 0, 0, 0, 0) &&
 	    errno == EINVAL)
 		cfg.no_kernel = true;
-	sfa_converter_locate();
 }
 
 /* CPU time: what the program pays, however busy the machine is */
@@ -747,6 +746,8 @@ static void sfa_init(void)
 	if (!dladdr((void *)sfa_init, &dli))
 		return;
 	sfa_self_base = dli.dli_fbase;
+	/* Before la_objopen(): an LD_AUDIT module's constructor runs first */
+	sfa_converter_locate(dli.dli_fname);
 	sfa_config();
 	pthread_mutex_lock(&sfa_lock);
 	sfa_rescan(true, true);

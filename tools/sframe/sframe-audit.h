@@ -227,7 +227,7 @@ int64_t sfa_cache_dist(uint64_t bias, uint64_t off);
 sfa_converter_load_fn sframe_audit_converter_load;
 
 /* sframe-audit-converter.c */
-void sfa_converter_locate(void);
+void sfa_converter_locate(const char *module);
 bool sfa_converter_tried(void);
 void sfa_converter_open(void);
 const char *sfa_converter_load(struct sfa_obj *o, const ElfW(Phdr) *phdr, unsigned int phnum,
