@@ -26,7 +26,8 @@
  *
  * sf-attach --audit MODULE: libsframe-audit.so attaches what it caches
  * (SFRAME_AUDIT_ATTACH=1): see att_audit(); and, in /etc/ld.so.preload,
- * does nothing a set-user-ID program's caller asks: see att_secure().
+ * does nothing a set-user-ID program's caller asks and loads no converter
+ * another user could have written: see att_secure().
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -412,12 +413,61 @@ static int att_run_as_nobody(const char *prog)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* The module's converter, which it loads from beside itself, into @path */
+static bool att_converter_path(const char *module, char *path, size_t size)
+{
+	const char *slash = strrchr(module, '/');
+
+	return slash && snprintf(path, size, "%.*s/libsframe-audit-converter.so",
+				 (int)(slash - module), module) < (int)size;
+}
+
+/* Detaches whatever is attached to the file at @path: 1 if something was */
+static int att_detach_path(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	int detached = fd >= 0 && !prctl(PR_SFRAME_DETACH, fd, 0, 0, 0);
+
+	if (fd >= 0)
+		close(fd);
+	return detached;
+}
+
+/*
+ * The same set-user-ID run with the converter beside @module writable by
+ * its group: in secure-execution mode the module takes no code from a file
+ * another user could have written, so the program's text goes without
+ * its section (status 12), and the module says nothing about it.
+ */
+static void att_secure_untrusted(const char *module)
+{
+	char converter[4096];
+	struct stat st = {};
+	int status;
+
+	if (!SF_CHECK(att_converter_path(module, converter, sizeof(converter)) &&
+		      !stat(converter, &st), "the converter beside %s", module))
+		return;
+	if (!SF_CHECK(!chmod(converter, (st.st_mode & 07777) | 0020),
+		      "chmod g+w %s: %s", converter, strerror(errno)))
+		return;
+	status = att_run_as_nobody(ATT_SUID);
+	SF_CHECK(!chmod(converter, st.st_mode & 07777), "restoring %s's mode", converter);
+	SF_CHECK(status == 12,
+		 "the set-user-ID run with a converter its group may write: status %d, not 12 (its text without a section)",
+		 status);
+	st.st_size = -1;
+	SF_CHECK(!stat(ATT_SUID_ERR, &st) && st.st_size == 0,
+		 "the set-user-ID run with a converter its group may write wrote %lld bytes to stderr",
+		 (long long)st.st_size);
+}
+
 /*
  * The module in /etc/ld.so.preload, as deployed, in a set-user-ID root
  * program nobody starts: it honours none of its variables, creates,
  * changes and says nothing, attaches nothing, and registers the program's
  * section from root's cache alone (root ran the copy once, not attaching,
- * to store it).
+ * to store it); with the converter its group may write, not even that.
  */
 static void att_secure(const char *module)
 {
@@ -463,7 +513,6 @@ static void att_secure(const char *module)
 	SF_CHECK(dprintf(fd, "%s\n", module) > 0, "writing /etc/ld.so.preload");
 	close(fd);
 	status = att_run_as_nobody(ATT_SUID);
-	unlink("/etc/ld.so.preload");
 
 	SF_CHECK(status == 0,
 		 "the set-user-ID run: status %d (10 not secure, 11 no /proc/self/sframe, 12 its text not registered, 13 not walked whole)",
@@ -482,6 +531,8 @@ static void att_secure(const char *module)
 	SF_CHECK(sf_stat_get("attached") == attached,
 		 "the set-user-ID run attached: %ld, %ld before",
 		 sf_stat_get("attached"), attached);
+	att_secure_untrusted(module);
+	unlink("/etc/ld.so.preload");
 
 	unlink(ATT_USER_DIR "/dump/index");
 	rmdir(ATT_USER_DIR "/dump");
@@ -489,12 +540,8 @@ static void att_secure(const char *module)
 	rmdir(ATT_USER_DIR);
 	unlink(ATT_SUID_ERR);
 	unlink("/tmp/sf-attach-victim");
-	/* Its cache entry stays for att_cache_remove(); its attachment, if any, for detaching */
-	fd = open(ATT_SUID, O_RDONLY);
-	if (fd >= 0) {
-		prctl(PR_SFRAME_DETACH, fd, 0, 0, 0);
-		close(fd);
-	}
+	/* Its cache entry stays for att_cache_remove(); its attachment, if any, goes */
+	att_detach_path(ATT_SUID);
 	unlink(ATT_SUID);
 }
 
@@ -506,10 +553,10 @@ static void att_secure(const char *module)
  */
 static int att_audit(const char *module)
 {
-	char self[4096], path[4096], log[] = "/tmp/sf-attach-audit.log";
+	char self[4096], path[4096], converter[4096], log[] = "/tmp/sf-attach-audit.log";
 	long before = sf_stat_get("attached"), now;
 	bool made[ARRAY_SIZE(att_cache_dirs)];
-	int detached = 0, fd;
+	int detached = 0;
 	unsigned int i;
 
 	if (!SF_CHECK(readlink("/proc/self/exe", self, sizeof(self) - 1) > 0, "readlink") ||
@@ -537,12 +584,13 @@ static int att_audit(const char *module)
 	att_secure(path);
 
 	dl_iterate_phdr(att_detach_one, &detached);
-	/* The module attached its own file too, if it has no SFrame of its own */
-	fd = open(path, O_RDONLY);
-	if (fd >= 0 && !prctl(PR_SFRAME_DETACH, fd, 0, 0, 0))
-		detached++;
-	if (fd >= 0)
-		close(fd);
+	/*
+	 * The module attached its own file too, if it has no SFrame of its
+	 * own, and its converter's, which root's first run loaded
+	 */
+	detached += att_detach_path(path);
+	if (att_converter_path(path, converter, sizeof(converter)))
+		detached += att_detach_path(converter);
 	SF_CHECK(sf_stat_get("attached") == before,
 		 "%ld attachments after detaching %d, %ld before",
 		 sf_stat_get("attached"), detached, before);

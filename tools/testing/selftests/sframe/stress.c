@@ -1285,7 +1285,8 @@ static bool sf_run_seen(bool report)
 				"no operation failed marked for faults");
 		seen &= sf_seen(atomic_load(&ff_nth) > 0, report, "no fork failed by fail-nth");
 		seen &= sf_seen(atomic_load(&nth_reg[0]) > 0 && atomic_load(&nth_ustack) > 0 &&
-				atomic_load(&nth_sframe) > 0 && atomic_load(&nth_attach) > 0, report,
+				atomic_load(&nth_sframe) > 0 && atomic_load(&nth_attach) > 0,
+				report,
 				"fail-nth failed no registration, ustack or sframe read, or attachment");
 	}
 	seen &= sf_seen(atomic_load(&samples) > 0, report, "no samples came");
