@@ -353,13 +353,18 @@ int sf_param_set(const char *name, long value)
 	return sf_param_set_path(path, value);
 }
 
-/* CLOCK_MONOTONIC in milliseconds, for a test's deadlines */
-long sf_now_ms(void)
+static long sf_clock_ms(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* CLOCK_MONOTONIC in milliseconds, for a test's deadlines */
+long sf_now_ms(void)
+{
+	return sf_clock_ms(CLOCK_MONOTONIC);
 }
 
 /*
@@ -370,10 +375,7 @@ long sf_now_ms(void)
  */
 long sf_thread_cpu_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+	return sf_clock_ms(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /*
