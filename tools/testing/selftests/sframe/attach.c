@@ -48,7 +48,7 @@
 #include <linux/sframe.h>
 
 #include "sf_syscall.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #ifndef PR_SFRAME_ATTACH
 #define PR_SFRAME_ATTACH	0x53460003
@@ -680,6 +680,11 @@ static void att_sysfs_modes(void)
 	}
 }
 
+/* SFrame attached to a file without any, made by the runner */
+SF_TEST_ARGS(attach, SF_TEST_SECONDS, SF_ARGS("sf-attach.sframe", "sf-pie"), SF_NO_ARGS)
+SF_TEST_ARGS(audit_attach, SF_TEST_SECONDS, SF_ARGS("libsframe-audit.so", SF_CONVERTER),
+	     SF_ARGS("--audit", "libsframe-audit.so"))
+
 int main(int argc, char **argv)
 {
 	const Elf64_Phdr *phdr = (const Elf64_Phdr *)getauxval(AT_PHDR);
@@ -698,6 +703,8 @@ int main(int argc, char **argv)
 	int elf, sec, loose, other, wronly;
 	long before, max_attached, max_bytes;
 	struct stat st;
+
+	sf_harness_enter(argc, argv);
 
 	if (argc == 3 && !strcmp(argv[1], "--child")) {
 		/* Under the module: its constructor did the work */

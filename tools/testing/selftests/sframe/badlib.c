@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 /* Beside the program, wherever it was installed; matched by name in maps */
 #define SF_GOOD_LIB	"./libsf-dl.so"
@@ -76,7 +76,7 @@ static void sf_check_message(const char *name)
 	SF_CHECK(found == 1, "%d kernel messages name %s, expected 1", found, name);
 }
 
-int main(void)
+SF_TEST(bad_library)
 {
 	long sections0 = sf_stat_get("sections");
 	const struct sf_line *l;
@@ -115,3 +115,5 @@ int main(void)
 	unlink(SF_BAD_LIB);
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "sf_syscall.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 /* The index all processes of this program share; set by the first read */
 static unsigned long shared_index;
@@ -71,7 +71,7 @@ static int sf_child(unsigned long before, unsigned long after)
 	return sf_failed ? 1 : 0;
 }
 
-int main(void)
+SF_TEST(rule_cache)
 {
 	unsigned long fdes = 0, before, after, cache;
 	int status;
@@ -96,3 +96,5 @@ int main(void)
 		 !WEXITSTATUS(status), "the child's checks failed (its output above)");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define DEFERRED_FILE	"/proc/unwind_deferred_test"
 #define DEFERRED_EXEC_FILE	"/proc/unwind_deferred_exec_test"
@@ -70,7 +70,7 @@ static const char *deferred_sym(unsigned long ip, bool exact)
 __attribute__((noinline)) unsigned long long deferred_round(int fd, int round)
 {
 	static const char *const want[] = { "spin_leaf", "spin_b", "spin_a",
-					    "deferred_round", "main" };
+					    "deferred_round", "sf_test_deferred", "main" };
 	unsigned long long c1, c2, cb1, cb2;
 	int r1, r2, again, same, n, i;
 	static char buf[4096];
@@ -156,7 +156,7 @@ static void deferred_exec(void)
 		sf_note("exec: the callback's request served before exec, then a new cookie");
 }
 
-int main(void)
+SF_TEST(deferred)
 {
 	unsigned long long c1, c2;
 	int fd;
@@ -172,3 +172,5 @@ int main(void)
 	deferred_exec();
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

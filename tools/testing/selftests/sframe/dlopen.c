@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define SF_DL_LIB	"libsf-dl.so"
 
@@ -74,6 +74,8 @@ static bool sf_dl_round(int i, bool full, long sections0)
 	return ok && sf_dl_state(i, false, full, sections0);
 }
 
+SF_TEST_ARGS(dlopen, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("3000", "100"))
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 3000;
@@ -82,6 +84,8 @@ int main(int argc, char **argv)
 	struct sf_set start;
 	long sections0;
 	int i;
+
+	sf_harness_enter(argc, argv);
 
 	if (every < 1)
 		every = 1;

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sframe_test.h"
+#include "sf_harness.h"
+
+SF_TEST_ARGS(exec_plain, SF_TEST_SECONDS, SF_ARGS("sf-plain"), SF_ARGS("sf-plain"))
 
 int main(int argc, char **argv)
 {
@@ -17,6 +19,8 @@ int main(int argc, char **argv)
 	char path[256], arg[32];
 	struct sf_set got;
 	int k;
+
+	sf_harness_enter(argc, argv);
 
 	if (!SF_CHECK(argc == 2, "usage: sf-exec PROGRAM") ||
 	    !SF_CHECK(sections0 >= 0, "cannot read " SF_PARAM_DIR "sections") ||

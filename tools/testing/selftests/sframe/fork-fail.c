@@ -37,7 +37,7 @@
 #include "sf_chain.h"
 #include "sf_perf.h"
 #include "sf_syscall.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define FF_UID		65534	/* nobody: not exempt from RLIMIT_NPROC */
 #define FF_PERIOD_NS	100000
@@ -48,11 +48,11 @@
 #define FF_SPIN		20000
 
 static const char *const ff_sample_chain[] = {
-	"ff_spin", "ff_b", "ff_a", "ff_round", "ff_sample", "main", NULL
+	"ff_spin", "ff_b", "ff_a", "ff_round", "ff_sample", "sf_test_fork_fail", "main", NULL
 };
 
 static const char *const ff_forks_chain[] = {
-	"ff_spin", "ff_b", "ff_a", "ff_round", "ff_forks", "main", NULL
+	"ff_spin", "ff_b", "ff_a", "ff_round", "ff_forks", "sf_test_fork_fail", "main", NULL
 };
 
 static volatile unsigned long ff_sink;
@@ -155,7 +155,7 @@ __attribute__((noinline)) unsigned int ff_forks(void)
 /* The summary: the forks refused, then the exact stacks before and after them */
 #define FF_NOTE	"%u forks failed with EAGAIN; deferred stacks exact to main: %u of %u before them, %u of %u after"
 
-int main(void)
+SF_TEST(fork_fail)
 {
 	static struct sf_perf_ring ring;
 	struct ff_tally before = { 0 }, after = { 0 };
@@ -175,3 +175,5 @@ int main(void)
 	sf_note(FF_NOTE, failed, before.exact, before.records, after.exact, after.records);
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -15,7 +15,7 @@
 
 #include "sframe_jit.h"
 #include "sframe_loader.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 /* The oracle's lines plus @jit, the way the kernel should show them */
 static bool sf_want_with(struct sf_set *want, const char *pid, const struct sf_line *jit)
@@ -51,7 +51,7 @@ static void sf_child(struct sf_set *parent_lines, int ready, int go)
 	sf_exit();
 }
 
-int main(void)
+SF_TEST(fork)
 {
 	unsigned long page = sf_page_size(), region;
 	struct sf_set want, parent_lines;
@@ -123,3 +123,5 @@ int main(void)
 	sf_check_sections(sections0 - 2, "after the child exited");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -29,7 +29,7 @@
 
 #include "sf_chain.h"
 #include "sf_syscall.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define TRACING		"/sys/kernel/tracing"
 #define FTRACE_SIGNALS	20
@@ -106,6 +106,13 @@ static bool ftrace_check(const unsigned long *ips, int nr, bool show)
 	return false;
 }
 
+/* sf-ftrace-nosf, the same built without SFrame, is the control */
+#ifndef SF_CONTROL
+SF_TEST_ARGS(ftrace, SF_TEST_SECONDS, SF_NO_ARGS, SF_NO_ARGS)
+#else
+SF_TEST_ARGS(ftrace_no_sframe, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--no-sframe"))
+#endif
+
 int main(int argc, char **argv)
 {
 	bool no_sframe = argc > 1 && !strcmp(argv[1], "--no-sframe");
@@ -113,6 +120,8 @@ int main(int argc, char **argv)
 	int stacks = 0, exact = 0, nr = -1;
 	char line[256], pid[32];
 	FILE *trace;
+
+	sf_harness_enter(argc, argv);
 
 	ftrace_pid = getpid();
 	signal(SIGURG, SIG_IGN);

@@ -63,7 +63,7 @@
 
 #include "sf_perf.h"
 #include "sframe_jit.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define FUSE_DIR		"/tmp/sf-fuse"
 #define FUSE_FILE		FUSE_DIR "/sframe"
@@ -664,7 +664,7 @@ static bool fuse_unmount(pthread_t server, bool forced)
 	return ok;
 }
 
-int main(void)
+SF_TEST_NEEDS(fuse, SF_TEST_SECONDS, "sf-attach", "sf-attach.sframe")
 {
 	static const char *const endings[] = { "kill", "unmap", "exit" };
 	pthread_t server;
@@ -688,3 +688,5 @@ int main(void)
 	fuse_unmount(server, true);
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

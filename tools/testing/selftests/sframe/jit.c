@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "sframe_jit.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 /* An ABI id that is valid, but not ours */
 #if defined(__x86_64__)
@@ -389,7 +389,7 @@ static void sf_test_unmap(void)
 	sf_check_sections(sections0, "SFrame data unmapped");
 }
 
-int main(void)
+SF_TEST(jit)
 {
 	page = sf_page_size();
 	sections0 = sf_stat_get("sections");
@@ -408,3 +408,5 @@ int main(void)
 	sf_test_unmap();
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

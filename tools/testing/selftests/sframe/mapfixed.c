@@ -9,11 +9,11 @@
 #include <sys/mman.h>
 
 #include "sframe_loader.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define SF_SMALL_LIB	"libsf-dl.so"
 
-int main(void)
+SF_TEST(map_fixed)
 {
 	long sections0 = sf_stat_get("sections");
 	unsigned long page = sf_page_size(), p;
@@ -70,3 +70,5 @@ int main(void)
 	sf_check_sections(sections0, "all unmapped");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

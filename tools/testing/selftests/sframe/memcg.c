@@ -28,7 +28,7 @@
 
 #include "sf_perf.h"
 #include "sframe_jit.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define MEMCG_ROOT	"/sys/fs/cgroup"
 #define MEMCG_DIR	MEMCG_ROOT "/sf-memcg"
@@ -234,7 +234,7 @@ static void memcg_oom(long sections)
 		 sf_stat_get("sections"), sections);
 }
 
-int main(void)
+SF_TEST(memcg)
 {
 	long sections = sf_stat_get("sections");
 
@@ -248,3 +248,5 @@ int main(void)
 	rmdir(MEMCG_DIR);
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -10,9 +10,9 @@
 #include <sys/mman.h>
 
 #include "sframe_loader.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
-int main(void)
+SF_TEST(mprotect)
 {
 	long sections0 = sf_stat_get("sections");
 	unsigned long page = sf_page_size(), p, lo, hi;
@@ -60,3 +60,5 @@ int main(void)
 	sf_check_sections(sections0, "all unmapped");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

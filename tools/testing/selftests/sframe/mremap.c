@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 
 #include "sframe_loader.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 /* Moves the mapping holding @addr to a fresh place; its new range in @to. */
 static bool sf_move(unsigned long addr, unsigned long *to, unsigned long *len,
@@ -58,7 +58,7 @@ static void sf_after_move(const struct sf_image *img, unsigned long to, unsigned
 	sf_check_sections(sections, step);
 }
 
-int main(void)
+SF_TEST(mremap)
 {
 	long sections0 = sf_stat_get("sections");
 	unsigned long to, len;
@@ -84,3 +84,5 @@ int main(void)
 	sf_check_sections(sections0, "all unmapped");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

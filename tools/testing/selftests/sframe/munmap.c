@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 
 #include "sframe_loader.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 /* Cuts a page out of the middle of @l: two lines are left, same section. */
 static bool sf_cut_middle(const struct sf_line *l, const char *step)
@@ -30,7 +30,7 @@ static bool sf_cut_middle(const struct sf_line *l, const char *step)
 	return ok;
 }
 
-int main(void)
+SF_TEST(munmap)
 {
 	long sections0 = sf_stat_get("sections");
 	struct sf_set none = { 0 };
@@ -63,3 +63,5 @@ int main(void)
 	sf_check_sections(sections0, "all unmapped");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

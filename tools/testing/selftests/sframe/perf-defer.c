@@ -48,7 +48,7 @@
 #include "sf_chain.h"
 #include "sf_perf.h"
 #include "sf_syscall.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define DEFER_READ_BYTES	(4UL << 20)
 #define DEFER_SAMPLES		1000
@@ -502,8 +502,13 @@ __attribute__((noinline)) void defer_exec(void)
 			tally.chain_stays, tally.ncookies, tally.records, defer_repeats_note());
 }
 
+SF_TEST_ARGS(perf_defer_kernel, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("kernel"))
+SF_TEST_ARGS(perf_defer_exit, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("exit"))
+SF_TEST_ARGS(perf_defer_exec, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("exec"))
+
 int main(int argc, char **argv)
 {
+	sf_harness_enter(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "--exec-child"))
 		return 0;
 	if (!SF_CHECK(argc == 2, "usage: sf-perf-defer kernel|exit|exec"))

@@ -36,7 +36,7 @@
 #include "sf_chain.h"
 #include "sf_perf.h"
 #include "sf_syscall.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define GAP_SAMPLES		1000
 /* The guest's timer fires late under emulation: sample until enough */
@@ -147,11 +147,17 @@ static bool gap_explicit(uintptr_t addr, char *line, size_t size)
 	return found && strstr(line, " [jit]");
 }
 
+SF_TEST_ARGS(perf_gap, SF_TEST_SECONDS, SF_NO_ARGS, SF_NO_ARGS)
+SF_TEST_ARGS(perf_gap_audit, SF_TEST_SECONDS, SF_ARGS("libsframe-audit.so", SF_CONVERTER),
+	     SF_ARGS("--audit", "libsframe-audit.so"))
+
 int main(int argc, char **argv)
 {
 	struct gap_tally t = { 0 };
 	char module[4096], line[512];
 	bool filled = argc > 1 && !strcmp(argv[1], "--filled");
+
+	sf_harness_enter(argc, argv);
 
 	if (argc > 2 && !strcmp(argv[1], "--audit")) {
 		char *args[3] = { argv[0], "--filled", NULL };

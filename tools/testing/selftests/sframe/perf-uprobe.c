@@ -25,7 +25,7 @@
 
 #include "sf_chain.h"
 #include "sf_perf.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define UPROBE_HITS		100
 #define UPROBE_PAGES		64
@@ -38,7 +38,8 @@ long uprobe_leaf(void);
 extern const char uprobe_site[];
 
 static const char *const uprobe_chain[] = {
-	"uprobe_leaf", "lib_ustack_mid", "uprobe_a", "uprobe_run", "main", NULL
+	"uprobe_leaf", "lib_ustack_mid", "uprobe_a", "uprobe_run", "sf_test_perf_uprobe",
+	"main", NULL
 };
 
 SF_CHAIN_FN(uprobe_a, (void), lib_ustack_mid(uprobe_leaf))
@@ -159,7 +160,7 @@ static void uprobe_drain_deferred(struct sf_perf_ring *ring, struct uprobe_tally
 	}
 }
 
-int main(void)
+SF_TEST_TIMEOUT(perf_uprobe, 300)
 {
 	struct uprobe_tally now = {}, later = {};
 	static struct sf_perf_ring ring[2];
@@ -199,3 +200,5 @@ int main(void)
 		UPROBE_HITS, now.exact, later.exact, "from the probed address", uprobe_site);
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

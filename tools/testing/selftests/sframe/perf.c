@@ -76,7 +76,7 @@
 #include "sf_chain.h"
 #include "sf_perf.h"
 #include "sf_syscall.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define PERF_SAMPLES		1000
 /*
@@ -466,6 +466,24 @@ out:
 	close(perf_fd);
 }
 
+/* The tests; sf-perf-nosf, the same built without SFrame, the controls */
+#ifndef SF_CONTROL
+SF_TEST_ARGS(perf, SF_TEST_SECONDS, SF_NO_ARGS, SF_NO_ARGS)
+SF_TEST_ARGS(perf_defer, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--defer"))
+/* A forked child's sections, which fork() leaves unmapped */
+SF_TEST_ARGS(perf_fork, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--fork"))
+SF_TEST_ARGS(perf_nocfi, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--nocfi"))
+/* Nobody profiles it until its first sample */
+SF_TEST_ARGS_IDLE(perf_first, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--first"))
+SF_TEST_ARGS_IDLE(perf_defer_first, SF_TEST_SECONDS, SF_NO_ARGS,
+		  SF_ARGS("--defer", "--first"))
+SF_TEST_ARGS(perf_defer_nocfi, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--defer", "--nocfi"))
+SF_TEST_ARGS(bpf, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--bpf"))
+#else
+SF_TEST_ARGS(perf_no_sframe, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--no-sframe"))
+SF_TEST_ARGS(bpf_no_sframe, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--no-sframe", "--bpf"))
+#endif
+
 int main(int argc, char **argv)
 {
 	struct perf_tally t_linked = { .name = "linked", .chain = sf_perf_linked_chain };
@@ -479,6 +497,8 @@ int main(int argc, char **argv)
 	int status;
 	pid_t pid;
 	void *h;
+
+	sf_harness_enter(argc, argv);
 
 	for (; argc > 1; argc--, argv++) {
 		perf_no_sframe |= !strcmp(argv[1], "--no-sframe");

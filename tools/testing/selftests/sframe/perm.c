@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define SF_NOBODY	65534
 
@@ -53,7 +53,7 @@ static void sf_same(const char *who, const char *pid, bool must_fail)
 		SF_CHECK(maps, "%s: /proc/%s/maps is readable: the case tests nothing", who, pid);
 }
 
-int main(void)
+SF_TEST(permissions)
 {
 	char driver[32];
 	int status;
@@ -82,3 +82,5 @@ int main(void)
 	}
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sframe_phdr.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #ifndef SF_EXPECT_VERSION
 #define SF_EXPECT_VERSION	SFRAME_VERSION_3
@@ -20,7 +20,7 @@
 
 int sf_lib_b(int x);
 
-int main(void)
+SF_TEST(pie)
 {
 	static const char * const libs[] = {
 		"/libsf-a" SF_LIB_SUFFIX ".so", "/libsf-b" SF_LIB_SUFFIX ".so",
@@ -62,3 +62,5 @@ int main(void)
 	sf_check_want(&mem, "pie: program headers in memory");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -3,12 +3,14 @@
  * Reporting and common checks for the test programs (see sframe_test.h).
  */
 #define _GNU_SOURCE
+#include <linux/perf_event.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -456,4 +458,33 @@ bool sf_wait_syscall(int pid, int tid, long nr, long ms)
 		usleep(10000);
 	} while (sf_now_ms() < deadline);
 	return false;
+}
+
+/*
+ * A perf event that would take user callchains, never enabled, open (@on)
+ * or not while a test runs: with it, the test's programs start as
+ * processes being profiled do, registering their sections as they map
+ * them from their start (kernel/unwind/sframe_want.c); without, as the
+ * processes of a system nobody profiles.  False when it cannot be had.
+ */
+bool sf_profiler_set(bool on)
+{
+	static int fd = -1;
+	struct perf_event_attr attr = {
+		.size		= sizeof(attr),
+		.type		= PERF_TYPE_SOFTWARE,
+		.config		= PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period	= 1000000,
+		.sample_type	= PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+		.disabled	= 1,
+		.exclude_kernel	= 1,
+	};
+
+	if (!on && fd >= 0) {
+		close(fd);
+		fd = -1;
+	} else if (on && fd < 0) {
+		fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	return (fd >= 0) == on;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What every test program shares: reporting to the driver, checks of
- * /proc/self/sframe against the oracle or against explicit lines, and the
- * sframe module parameters.
+ * What every test program shares: reporting to the harness and the
+ * driver, checks of /proc/self/sframe against the oracle or against
+ * explicit lines, the sframe module parameters, and whether a profiler
+ * is there (sf_profiler_set()).
  *
  * A test program prints "FAIL: ..." for each failed check and "NOTE: ..."
  * for what the driver should always show; other lines ("# ...") are
@@ -73,5 +74,6 @@ long sf_thread_cpu_ms(void);
 bool sf_task_stat(int tid, char *state, long *pgrp, long *utime);
 bool sf_kstack_has(int tid, const char *fn, char *line, size_t size);
 bool sf_wait_syscall(int pid, int tid, long nr, long ms);
+bool sf_profiler_set(bool on);
 
 #endif /* _SFRAME_TEST_H */

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define SF_SHARE_LIB		"libsf-many.so"
 #define SF_SHARE_N		32
@@ -324,9 +324,16 @@ out:
 	sf_rm_cache(dir);
 }
 
+SF_TEST_ARGS(share, SF_TEST_SECONDS, SF_NO_ARGS, SF_NO_ARGS)
+/* The audit module's cache files: their indexes shared the same way */
+SF_TEST_ARGS(audit_share, SF_TEST_SECONDS, SF_ARGS("libsframe-audit.so", SF_CONVERTER),
+	     SF_ARGS("--audit", "libsframe-audit.so"))
+
 int main(int argc, char **argv)
 {
 	struct sf_line parent;
+
+	sf_harness_enter(argc, argv);
 
 	if (argc > 1 && !strcmp(argv[1], "--hold"))
 		sf_hold(SF_HOLD_READY, SF_HOLD_GO, true);

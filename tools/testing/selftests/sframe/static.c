@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "sframe_phdr.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
-int main(void)
+SF_TEST(static_executable)
 {
 	struct sf_set got, mem;
 	char exe[SF_PATH_MAX];
@@ -36,3 +36,5 @@ int main(void)
 	sf_check_want(&mem, "static: program headers in memory");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -77,7 +77,7 @@
 #include "sf_perf.h"
 #include "sf_plant.h"
 #include "sframe_jit.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #ifndef PR_SFRAME_ATTACH
 #define PR_SFRAME_ATTACH	0x53460003
@@ -1490,12 +1490,17 @@ static void sf_stressed_status(int status)
 	sf_kmsg_about_death();
 }
 
+/* A short run (make stress runs it longer), and up to 120 s until it saw all it must */
+SF_TEST_ARGS(stress, 300, SF_ARGS("sf-attach", "sf-attach.sframe"), SF_ARGS("20"))
+
 int main(int argc, char **argv)
 {
 	static struct sf_set self_sections;
 	long sections0, attached0, leaks;
 	int status;
 	pid_t pid;
+
+	sf_harness_enter(argc, argv);
 
 	if (argc > 1 && !strcmp(argv[1], "--exit"))
 		return 0;

@@ -29,7 +29,7 @@
 
 #include "sf_perf.h"
 #include "sframe_jit.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define UFFD_STUCK_WAIT_MS	20000
 #define UFFD_DIE_WAIT_MS	10000
@@ -124,7 +124,7 @@ static void uffd_read_remote(pid_t pid)
 	}
 }
 
-int main(void)
+SF_TEST(userfaultfd)
 {
 	long sections = sf_stat_get("sections"), deadline;
 	int p[2], status = 0;
@@ -181,3 +181,5 @@ out:
 		sf_note("a deferred walk waited on a userfaultfd page; SIGKILL ended it");
 	sf_exit();
 }
+
+SF_HARNESS_MAIN

@@ -76,7 +76,7 @@
 #include "sf_chain.h"
 #include "sf_syscall.h"
 #include "sframe_jit.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define USTACK_MAX	64
 #define USTACK_BUF	16384
@@ -1157,6 +1157,17 @@ unmount:
 	umount(USTACK_FREEZER);
 }
 
+/*
+ * The same test in sf-ustack-pac and sf-ustack-pacb (arm64's return
+ * addresses signed with key A, key B); sf-ustack-nosf, built without
+ * SFrame, is the control
+ */
+#ifndef SF_CONTROL
+SF_TEST_ARGS(ustack, SF_TEST_SECONDS, SF_NO_ARGS, SF_NO_ARGS)
+#else
+SF_TEST_ARGS(ustack_no_sframe, SF_TEST_SECONDS, SF_NO_ARGS, SF_ARGS("--no-sframe"))
+#endif
+
 int main(int argc, char **argv)
 {
 	static const char *const want_leaf[] = {
@@ -1171,6 +1182,8 @@ int main(int argc, char **argv)
 	int status;
 	pid_t pid;
 	void *h;
+
+	sf_harness_enter(argc, argv);
 
 	if (argc == 4 && !strcmp(argv[1], "--exec-blocked")) {
 		if (!ustack_exec_blocked(argv))

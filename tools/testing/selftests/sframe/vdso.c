@@ -40,7 +40,7 @@
 #include "sf_chain.h"
 #include "sf_perf.h"
 #include "sf_syscall.h"
-#include "sframe_test.h"
+#include "sf_harness.h"
 
 #define VDSO_SAMPLES		500
 #define VDSO_MAX_SECONDS	60
@@ -167,11 +167,11 @@ struct vdso_tally {
 };
 
 static const char *const vdso_cgt_chain[] = {
-	"vdso_loop_cgt", "vdso_round", "vdso_run", "main", NULL
+	"vdso_loop_cgt", "vdso_round", "vdso_run", "sf_test_vdso", "main", NULL
 };
 
 static const char *const vdso_gtod_chain[] = {
-	"vdso_loop_gtod", "vdso_round", "vdso_run", "main", NULL
+	"vdso_loop_gtod", "vdso_round", "vdso_run", "sf_test_vdso", "main", NULL
 };
 
 /*
@@ -415,7 +415,7 @@ static void vdso_mremap(void)
 	SF_CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "mremap child: status %#x", status);
 }
 
-int main(void)
+SF_TEST(vdso)
 {
 	struct vdso_tally t_cgt = { .name = "clock_gettime", .chain = vdso_cgt_chain };
 	struct vdso_tally t_gtod = { .name = "gettimeofday", .chain = vdso_gtod_chain };
@@ -444,3 +444,5 @@ int main(void)
 	vdso_mremap();
 	sf_exit();
 }
+
+SF_HARNESS_MAIN
