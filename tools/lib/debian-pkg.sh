@@ -90,7 +90,8 @@ debpkg_archives() {
 
 # debpkg_gather FS TRIPLE STAGE PROGRAM [NAME]: FS/PROGRAM (a path inside
 # the unpacked tree) copied to STAGE/NAME, with its loader (its file name
-# in STAGE/.loader) and the DT_NEEDED closure of its libraries.
+# in STAGE/.loader) and the DT_NEEDED closure of its libraries; a static
+# program alone.
 debpkg_gather() {
 	local fs=$1 triple=$2 stage=$3 prog=$4 name=${5:-$(basename "$4")}
 	local interp loader src d lib f
@@ -99,9 +100,14 @@ debpkg_gather() {
 
 	[ -f "$fs$prog" ] || { echo "the packages have no $prog" >&2; return 1; }
 	interp=$(readelf -l "$fs$prog" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
-	[ -n "$interp" ] || { echo "$prog is not a dynamic executable" >&2; return 1; }
 	mkdir -p "$stage"
 	cp -L "$fs$prog" "$stage/$name"
+	# A static program (busybox-static) is whole as it is: no .loader
+	if [ -z "$interp" ]; then
+		readelf -d "$fs$prog" 2>/dev/null | grep -q '(NEEDED)' &&
+			{ echo "$prog needs libraries but names no loader" >&2; return 1; }
+		return 0
+	fi
 	loader=$(basename "$interp")
 	if [ ! -e "$stage/$loader" ]; then
 		src=

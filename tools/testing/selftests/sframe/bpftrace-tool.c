@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sf_harness.h"
 #include "sf_perf.h"
 #include "sf_tool.h"
 #include "sframe_test.h"
@@ -33,6 +34,16 @@
 #define BT_SAMPLES	1000
 #define BT_LINE		1024
 #define BT_NAME		256
+/*
+ * bpftrace's start (compiling its program with LLVM) and its 6 s under
+ * TCG beside other guests: 60 s was seen to run out
+ */
+#define BT_SECONDS	300
+
+SF_TEST_ARGS(bpftrace, BT_SECONDS, SF_ARGS("bpftrace", "sf-perf"),
+	     SF_ARGS("bpftrace", "sf-perf"))
+SF_TEST_ARGS(bpftrace_no_sframe, BT_SECONDS, SF_ARGS("bpftrace", "sf-perf-nosf"),
+	     SF_ARGS("bpftrace", "sf-perf-nosf", "--no-sframe"))
 
 int main(int argc, char **argv)
 {
@@ -46,6 +57,7 @@ int main(int argc, char **argv)
 	unsigned long count;
 	FILE *f;
 
+	sf_harness_enter(argc, argv);
 	if (!SF_CHECK(argc >= 3,
 		      "usage: sf-bpftrace-tool DIR PROGRAM [--no-sframe]"))
 		sf_exit();

@@ -5,20 +5,23 @@
  * through kselftest.h, then kselftest's totals; exits KSFT_PASS, KSFT_FAIL,
  * or KSFT_SKIP when nothing can run (not root, no SFrame registry).
  *
- * A test whose programs or tools are not beside the driver is skipped,
- * with why: not-built names what the Makefile's compilers could not
- * build, and Debian's perf, bpftrace and sqlite3 are there only as
- * tools/testing/selftests/sframe/run lays them out for its guest.
+ * A test whose program is not beside the driver is skipped, with why:
+ * not-built names what the Makefile's compilers could not build.  The
+ * programs on kselftest_harness.h (sf_harness.h) skip a test themselves
+ * when something else it needs is missing: Debian's perf, bpftrace and
+ * sqlite3 are there only as tools/testing/selftests/sframe/run lays them
+ * out for its guest.
  *
- * Each test runs in its own process group with a time limit, its output
- * collected through a pipe: a failing test's output is shown as "# "
- * lines, NOTE: lines always.  After each test, once its processes are
- * gone, the system-wide count of registered sections must be back where
- * it was: exit (and everything the test undid) frees what it registered.
- * Tests run as processes being profiled (sf_profiler_set()), but for
- * those marked idle.  The programs on kselftest_harness.h (sf_harness.h)
- * judge each test the same way themselves; this driver starts them with
- * "-t NAME" where a program holds several tests, and goes once all are.
+ * Each test runs in its own process group, its output collected through
+ * a pipe: a failing test's output is shown as "# " lines, NOTE: lines
+ * always.  The programs on the harness run each test with its time
+ * limit, as a process being profiled or not, and judge it and what it
+ * left; this driver starts them with "-t NAME", guarding only against a
+ * harness that hangs.  sframe-check and sf-compat32 it runs itself, as
+ * processes being profiled (sf_profiler_set()), with a time limit.
+ * After each test, once its processes are gone, the system-wide count of
+ * registered sections must be back where it was: exit (and everything
+ * the test undid) frees what it registered.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,37 +45,37 @@
 #include "sf_need.h"
 #include "sframe_test.h"
 
+/* sframe-check's and sf-compat32's time; under TCG, not a measure */
 #define SF_TEST_SECONDS		60
 /*
- * sf-step single-steps some 110,000 (x86_64) to 250,000 (s390x)
- * instructions: judged at every 16th, 30 to 200 s under TCG; s390x's, at
- * every 4th, took 300 s alone.  A guard, not a measure.
+ * A program on kselftest_harness.h ends each test at the test's own time
+ * (sf_harness.h; up to 2,400 s for the oracle at every instruction) and
+ * judges what it left: the driver's limit only guards against a harness
+ * that hangs, and must not be the one that ends a slow test first (its
+ * process group would outlive the harness killed under it).
  */
-#define SF_STEP_SECONDS		900
-/* At every instruction, or Debian's programs (over a million instructions) */
-#define SF_STEP_LONG_SECONDS	2400
-/* sf-stress's run, up to 120 s more until it saw all it must, and its checks */
-#define SF_STRESS_SECONDS	300
+#define SF_HARNESS_GUARD_SECONDS	2700
 #define SF_LEAK_WAIT_MS		2000
 #define SF_DIE_WAIT_MS		10000
-#define SF_MAX_ARGS		20
-
-#define SF_MAX_NEEDS		4
+#define SF_MAX_ARGS		4
 
 /*
- * @needs: what must be beside the driver besides the program @argv[0]:
- * another program, a library, or a tool's directory
+ * @harness: @argv runs one test of a program on kselftest_harness.h,
+ * which skips it itself when a file it needs is missing
  */
 struct sf_test {
 	const char	*name;
 	const char	*argv[SF_MAX_ARGS];
-	const char	*needs[SF_MAX_NEEDS];
+	bool		harness;
 };
+
+/* Test @test of @program, which the harness names sframe.@test */
+#define SF_HARNESS_TEST(name, program, test)	{ name, { program, "-t", test }, true }
 
 /*
  * Tests run only when named: tools/testing/selftests/sframe/run boots a
  * guest for bpftrace's, with more memory, and for s390x's oracle, under
- * another QEMU (see SF_STEP); the oracle at every instruction and
+ * another QEMU (see step.c); the oracle at every instruction and
  * Debian's programs under it take longer than make check's budget (make
  * oracle runs them).
  */
@@ -84,226 +87,89 @@ static const char *const sf_named_only_tests[] = { "bpftrace", "bpftrace-no-sfra
 #endif
 };
 
-/* Tests run with nobody profiling: see sf_profiler_set() */
-static const char *const sf_idle_tests[] = { "perf-first", "perf-defer-first", "step",
-						 "step-bind-now", "step-every",
-						 "step-every-bind-now", "step-debian-sqlite3",
-						 "step-debian-find" };
-
-/*
- * Debian's perf sampling sf-perf, then reading what it recorded: under
- * emulation, perf script alone takes a while.  5 s a chain at 1 kHz: 1,000
- * samples a chain even where the guest's timer falls back to the tick.
- * SF_PERF_TOOL is sf-perf-tool's argv; such a test needs linux-perf and
- * the program sampled.
- */
-#define SF_PERF_TOOL_SECONDS	300
-#define SF_PERF_TOOL(mode, program, ...)					\
-	{ "sf-perf-tool", "linux-perf", mode, program, "--work", "5000", ##__VA_ARGS__ }
-/*
- * arm64: the same with perf built from the series' tree (tools/vm/build-perf,
- * directory perf-patched), whose leaf-frame fixup no longer adds the leaf's
- * caller a second time: every sample must be exact as perf shows it.
- * It needs perf-patched and the program sampled.
- */
-#define SF_PERF_TOOL_PATCHED(mode, program)					\
-	{ "sf-perf-tool", "--patched", "perf-patched", mode, program, "--work", "5000" }
-
-/*
- * sqlite3 (tools/toolchain/build-sqlite3) sampled, its stacks by SFrame
- * checked against perf's DWARF unwinding: a table filled, indexed,
- * searched, sorted, aggregated into JSON and indexed for full-text search.
- */
-#define SF_SQLITE_SQL								\
-	"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);"		\
-	"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"	\
-	" WHERE i < 100000) INSERT INTO t SELECT i, hex(randomblob(8)),"	\
-	" random() % 1000 FROM n;"						\
-	"CREATE INDEX tb ON t(b);"						\
-	"SELECT count(*), sum(c) FROM t WHERE b LIKE '%AB%';"			\
-	"SELECT b FROM t ORDER BY c, b LIMIT 1 OFFSET 1000;"			\
-	"SELECT length(json_group_array(a)) FROM t WHERE a % 7 = 0;"		\
-	"CREATE VIRTUAL TABLE f USING fts5(x);"					\
-	"INSERT INTO f SELECT b || ' ' || a FROM t LIMIT 20000;"		\
-	"SELECT count(*) FROM f WHERE f MATCH 'A*';"
-#define SF_PERF_DWARF(name, mode)						\
-	{ name, { "sf-perf-dwarf", "linux-perf", mode, "sqlite3", ":memory:",	\
-		  SF_SQLITE_SQL }, { "linux-perf", "sqlite3" } }
-/*
- * The same under libsframe-audit.so, which registers SFrame made from
- * .eh_frame as objects load: samples through glibc must be exact too.
- * Then Debian's own sqlite3 (tools/vm/guest-tool, directory
- * debian-sqlite3), unmodified, its libraries Debian's: all of its stacks
- * come from the module's sections, compared whole down to the program's
- * _start (on arm64, with the stack copy's PAC-signed return addresses
- * unsigned before perf's DWARF unwinding reads them).
- */
-#define SF_PERF_DWARF_AUDIT(name, mode)						\
-	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "linux-perf",	\
-		  mode, "sqlite3", ":memory:", SF_SQLITE_SQL },				\
-	  { "libsframe-audit.so", SF_CONVERTER, "linux-perf", "sqlite3" } }
-#define SF_PERF_DWARF_DEBIAN(name, mode)					\
-	{ name, { "sf-perf-dwarf", "--audit", "libsframe-audit.so", "--tool",	\
-		  "debian-sqlite3", "linux-perf", mode, "sqlite3", ":memory:",	\
-		  SF_SQLITE_SQL },						\
-	  { "libsframe-audit.so", SF_CONVERTER, "debian-sqlite3", "linux-perf" } }
-
-/*
- * The instruction-level oracle: sf-step-prog single-stepped from the
- * loader's first instruction to its exit, its stack judged against the
- * calls it made, the C library and the loader given SFrame by
- * attachment, with lazy binding and without: at every 16th instruction
- * (make check's), and at every instruction (step-every*: make oracle's,
- * some four times as long; a judgement costs more than a step).
- *
- * s390x: Debian 12's QEMU (7.2) single-steps no branch: it sets the link
- * register of a BRASL and goes on at the next instruction, so ld64.so.1's
- * _start runs without _dl_start and faults on a GOT entry never
- * relocated.  The runner boots these under Debian 13's QEMU, which takes
- * every branch but misses the stop at the target of some (sf-step puts a
- * breakpoint there): see sf_named_only_tests.
- */
-#if defined(__x86_64__)
-#define SF_LDSO		"ld-linux-x86-64.so.2"
-#elif defined(__aarch64__)
-#define SF_LDSO		"ld-linux-aarch64.so.1"
-#else
-#define SF_LDSO		"ld64.so.1"
-#endif
-#define SF_STEP(name, every, ...)						\
-	{ name, { "sf-step", "--every", every, "--min-exact", "90",		\
-		  "--attach", "libc.so.6", "step-libc.sframe",			\
-		  "--attach", SF_LDSO, "step-ld.sframe",			\
-		  ##__VA_ARGS__, "--", "./sf-step-prog" },			\
-	  { "sf-step-prog", "step-libc.sframe", "step-ld.sframe" } }
-
-/*
- * Debian's own programs under the oracle: the program, its libraries and
- * its loader (tools/vm/guest-tool's directory DIR) each given SFrame by
- * sframe-gen --raw on the host (DIR-sframe/NAME.sframe) and attached;
- * run through that loader, lazily bound, judged at every 16th instruction.
- * SF_STEP_DEBIAN starts sf-step's argv, to go on with DIR DIR-sframe
- * --name NAME -- DIR/<loader> --library-path DIR DIR/PROG [ARG...]; such
- * a test needs DIR and DIR-sframe.
- */
-#define SF_STEP_DEBIAN	"sf-step", "--every", "16", "--min-exact", "99", "--attach-dir"
-
-/* "%PID" in an argument stands for the driver's own pid. */
+/* Each test's arguments, what it needs and its time are its program's. */
 static const struct sf_test sf_tests[] = {
-	{ "check-self",		{ "sframe-check", "self" }, {} },
-	{ "check-driver",	{ "sframe-check", "%PID" }, {} },
-	{ "static",		{ "sf-static" }, {} },
-	{ "rule-cache",		{ "sf-cache" }, {} },
-	{ "pie",		{ "sf-pie" }, {} },
+	SF_HARNESS_TEST("check-self",		"sf-check",	"check_self"),
+	SF_HARNESS_TEST("check-other",		"sf-check",	"check_other"),
+	SF_HARNESS_TEST("static",		"sf-static",	"static_executable"),
+	SF_HARNESS_TEST("rule-cache",		"sf-cache",	"rule_cache"),
+	SF_HARNESS_TEST("pie",			"sf-pie",	"pie"),
 #if !defined(__s390x__)		/* binutils 2.44 has no s390x SFrame */
-	{ "pie-v2",		{ "sf-pie-v2" }, {} },
+	SF_HARNESS_TEST("pie-v2",		"sf-pie-v2",	"pie"),
 #endif
-	{ "dlopen",		{ "sf-dlopen" }, {} },
-	{ "bad-library",	{ "sf-badlib" }, {} },
-	{ "fork",		{ "sf-fork" }, {} },
-	{ "share",		{ "sf-share", "-t", "share" }, {} },
-	/* SFrame attached to a file without any, made by the runner */
-	{ "attach",		{ "sf-attach", "-t", "attach" }, { "sf-attach.sframe", "sf-pie" } },
-	{ "audit-attach",	{ "sf-attach", "-t", "audit_attach" },
-	  { "libsframe-audit.so", SF_CONVERTER } },
-	/* The audit module's cache files: their indexes shared the same way */
-	{ "audit-share",	{ "sf-share", "-t", "audit_share" },
-	  { "libsframe-audit.so", SF_CONVERTER } },
-	{ "munmap",		{ "sf-munmap" }, {} },
-	{ "mremap",		{ "sf-mremap" }, {} },
-	{ "mprotect",		{ "sf-mprotect" }, {} },
-	{ "map-fixed",		{ "sf-mapfixed" }, {} },
-	{ "exec-plain",		{ "sf-exec" }, { "sf-plain" } },
-	{ "jit",		{ "sf-jit" }, {} },
-	{ "permissions",	{ "sf-perm" }, {} },
-	{ "userfaultfd",	{ "sf-uffd" }, {} },
-	{ "memcg",		{ "sf-memcg" }, {} },
-	{ "fuse",		{ "sf-fuse" }, { "sf-attach", "sf-attach.sframe" } },
-	{ "ustack",		{ "sf-ustack" }, {} },
-	{ "ustack-no-sframe",	{ "sf-ustack-nosf" }, {} },
-	{ "deferred",		{ "sf-deferred" }, {} },
-	{ "perf",		{ "sf-perf", "-t", "perf" }, {} },
-	{ "perf-no-sframe",	{ "sf-perf-nosf", "-t", "perf_no_sframe" }, {} },
-	{ "perf-defer",		{ "sf-perf", "-t", "perf_defer" }, {} },
-	{ "perf-fork",		{ "sf-perf", "-t", "perf_fork" }, {} },
-	{ "perf-nocfi",		{ "sf-perf", "-t", "perf_nocfi" }, {} },
-	{ "perf-first",		{ "sf-perf", "-t", "perf_first" }, {} },
-	{ "perf-defer-first",	{ "sf-perf", "-t", "perf_defer_first" }, {} },
-	{ "perf-defer-nocfi",	{ "sf-perf", "-t", "perf_defer_nocfi" }, {} },
-	/*
-	 * A gap in a program's .sframe (assembly with CFI, no SFrame) at a
-	 * function that moves the stack pointer: stacks through it stop
-	 * there, then none under the audit module, which fills it from
-	 * .eh_frame
-	 */
-	{ "perf-gap",		{ "sf-perf-gap", "-t", "perf_gap" }, {} },
-	{ "perf-gap-audit",	{ "sf-perf-gap", "-t", "perf_gap_audit" },
-	  { "libsframe-audit.so", SF_CONVERTER } },
-	{ "vdso",		{ "sf-vdso" }, {} },
-	{ "perf-defer-kernel",	{ "sf-perf-defer", "-t", "perf_defer_kernel" }, {} },
-	{ "perf-defer-exit",	{ "sf-perf-defer", "-t", "perf_defer_exit" }, {} },
-	{ "perf-defer-exec",	{ "sf-perf-defer", "-t", "perf_defer_exec" }, {} },
-	/* A uprobe's samples, at once and deferred: walked from its out-of-line step */
-	{ "perf-uprobe",	{ "sf-perf-uprobe" }, {} },
-	{ "fork-fail",		{ "sf-fork-fail" }, {} },
-	{ "bpf",		{ "sf-perf", "-t", "bpf" }, {} },
-	{ "bpf-no-sframe",	{ "sf-perf-nosf", "-t", "bpf_no_sframe" }, {} },
-	{ "perf-tool-fp",	SF_PERF_TOOL("fp", "sf-perf"), { "linux-perf", "sf-perf" } },
-	{ "perf-tool-defer",	SF_PERF_TOOL("defer", "sf-perf"), { "linux-perf", "sf-perf" } },
-	{ "perf-tool-fp-no-sframe", SF_PERF_TOOL("fp", "sf-perf-nosf", "--no-sframe"),
-	  { "linux-perf", "sf-perf-nosf" } },
+	SF_HARNESS_TEST("dlopen",		"sf-dlopen",	"dlopen"),
+	SF_HARNESS_TEST("bad-library",		"sf-badlib",	"bad_library"),
+	SF_HARNESS_TEST("fork",			"sf-fork",	"fork"),
+	SF_HARNESS_TEST("share",		"sf-share",	"share"),
+	SF_HARNESS_TEST("attach",		"sf-attach",	"attach"),
+	SF_HARNESS_TEST("audit-attach",		"sf-attach",	"audit_attach"),
+	SF_HARNESS_TEST("audit-share",		"sf-share",	"audit_share"),
+	SF_HARNESS_TEST("munmap",		"sf-munmap",	"munmap"),
+	SF_HARNESS_TEST("mremap",		"sf-mremap",	"mremap"),
+	SF_HARNESS_TEST("mprotect",		"sf-mprotect",	"mprotect"),
+	SF_HARNESS_TEST("map-fixed",		"sf-mapfixed",	"map_fixed"),
+	SF_HARNESS_TEST("exec-plain",		"sf-exec",	"exec_plain"),
+	SF_HARNESS_TEST("jit",			"sf-jit",	"jit"),
+	SF_HARNESS_TEST("permissions",		"sf-perm",	"permissions"),
+	SF_HARNESS_TEST("userfaultfd",		"sf-uffd",	"userfaultfd"),
+	SF_HARNESS_TEST("memcg",		"sf-memcg",	"memcg"),
+	SF_HARNESS_TEST("fuse",			"sf-fuse",	"fuse"),
+	SF_HARNESS_TEST("ustack",		"sf-ustack",	"ustack"),
+	SF_HARNESS_TEST("ustack-no-sframe",	"sf-ustack-nosf", "ustack_no_sframe"),
+	SF_HARNESS_TEST("deferred",		"sf-deferred",	"deferred"),
+	SF_HARNESS_TEST("perf",			"sf-perf",	"perf"),
+	SF_HARNESS_TEST("perf-no-sframe",	"sf-perf-nosf",	"perf_no_sframe"),
+	SF_HARNESS_TEST("perf-defer",		"sf-perf",	"perf_defer"),
+	SF_HARNESS_TEST("perf-fork",		"sf-perf",	"perf_fork"),
+	SF_HARNESS_TEST("perf-nocfi",		"sf-perf",	"perf_nocfi"),
+	SF_HARNESS_TEST("perf-first",		"sf-perf",	"perf_first"),
+	SF_HARNESS_TEST("perf-defer-first",	"sf-perf",	"perf_defer_first"),
+	SF_HARNESS_TEST("perf-defer-nocfi",	"sf-perf",	"perf_defer_nocfi"),
+	SF_HARNESS_TEST("perf-gap",		"sf-perf-gap",	"perf_gap"),
+	SF_HARNESS_TEST("perf-gap-audit",	"sf-perf-gap",	"perf_gap_audit"),
+	SF_HARNESS_TEST("vdso",			"sf-vdso",	"vdso"),
+	SF_HARNESS_TEST("perf-defer-kernel",	"sf-perf-defer", "perf_defer_kernel"),
+	SF_HARNESS_TEST("perf-defer-exit",	"sf-perf-defer", "perf_defer_exit"),
+	SF_HARNESS_TEST("perf-defer-exec",	"sf-perf-defer", "perf_defer_exec"),
+	SF_HARNESS_TEST("perf-uprobe",		"sf-perf-uprobe", "perf_uprobe"),
+	SF_HARNESS_TEST("fork-fail",		"sf-fork-fail",	"fork_fail"),
+	SF_HARNESS_TEST("bpf",			"sf-perf",	"bpf"),
+	SF_HARNESS_TEST("bpf-no-sframe",	"sf-perf-nosf",	"bpf_no_sframe"),
+	SF_HARNESS_TEST("perf-tool-fp",		"sf-perf-tool",	"perf_tool_fp"),
+	SF_HARNESS_TEST("perf-tool-defer",	"sf-perf-tool",	"perf_tool_defer"),
+	SF_HARNESS_TEST("perf-tool-fp-no-sframe", "sf-perf-tool", "perf_tool_fp_no_sframe"),
 #if defined(__aarch64__)
-	{ "perf-tool-event",	SF_PERF_TOOL("event", "sf-perf"), { "linux-perf", "sf-perf" } },
-	{ "perf-tool-fp-patched", SF_PERF_TOOL_PATCHED("fp", "sf-perf"),
-	  { "perf-patched", "sf-perf" } },
+	SF_HARNESS_TEST("perf-tool-event",	"sf-perf-tool",	"perf_tool_event"),
+	SF_HARNESS_TEST("perf-tool-fp-patched",	"sf-perf-tool",	"perf_tool_fp_patched"),
 #endif
-	SF_PERF_DWARF("sqlite3-perf-sync", "sync"),
-	SF_PERF_DWARF("sqlite3-perf-defer", "defer"),
-	SF_PERF_DWARF("sqlite3-bpf", "bpf"),
-	SF_PERF_DWARF_AUDIT("sqlite3-audit-perf-sync", "sync"),
-	SF_PERF_DWARF_DEBIAN("debian-sqlite3-audit-perf-sync", "sync"),
-	/*
-	 * Debian's sqlite3 waiting for input, its stack read by another
-	 * process from /proc/<pid>/ustack: under the module to _start; then
-	 * without it, what is missing, which must not be the module's stack
-	 */
-	{ "debian-sqlite3-audit-ustack", { "sf-ustack-remote", "--audit",
-					   "libsframe-audit.so", "debian-sqlite3",
-					   "sqlite3", ":memory:" },
-	  { "libsframe-audit.so", SF_CONVERTER, "debian-sqlite3" } },
-	{ "debian-sqlite3-ustack", { "sf-ustack-remote", "--control", "libsframe-audit.so",
-				     "debian-sqlite3", "sqlite3", ":memory:" },
-	  { "libsframe-audit.so", SF_CONVERTER, "debian-sqlite3" } },
-	SF_STEP("step", "16"),
-	SF_STEP("step-bind-now", "16", "--bind-now"),
-	SF_STEP("step-every", "1"),
-	SF_STEP("step-every-bind-now", "1", "--bind-now"),
-	{ "step-debian-sqlite3",
-	  { SF_STEP_DEBIAN, "debian-sqlite3", "debian-sqlite3-sframe",
-	    "--name", "Debian's sqlite3", "--", "debian-sqlite3/" SF_LDSO,
-	    "--library-path", "debian-sqlite3", "debian-sqlite3/sqlite3", ":memory:",
-	    "create table t(a); insert into t values (1); select * from t;" },
-	  { "debian-sqlite3", "debian-sqlite3-sframe" } },
-	{ "step-debian-find",
-	  { SF_STEP_DEBIAN, "findutils", "findutils-sframe",
-	    "--name", "Debian's find", "--", "findutils/" SF_LDSO,
-	    "--library-path", "findutils", "findutils/find", "findutils", "-name", "find" },
-	  { "findutils", "findutils-sframe" } },
-	{ "stress",		{ "sf-stress" }, { "sf-attach", "sf-attach.sframe" } },
+	SF_HARNESS_TEST("sqlite3-perf-sync",	"sf-perf-dwarf", "sqlite3_perf_sync"),
+	SF_HARNESS_TEST("sqlite3-perf-defer",	"sf-perf-dwarf", "sqlite3_perf_defer"),
+	SF_HARNESS_TEST("sqlite3-bpf",		"sf-perf-dwarf", "sqlite3_bpf"),
+	SF_HARNESS_TEST("sqlite3-audit-perf-sync", "sf-perf-dwarf", "sqlite3_audit_perf_sync"),
+	SF_HARNESS_TEST("debian-sqlite3-audit-perf-sync", "sf-perf-dwarf",
+			"debian_sqlite3_audit_perf_sync"),
+	SF_HARNESS_TEST("debian-sqlite3-audit-ustack", "sf-ustack-remote",
+			"debian_sqlite3_audit_ustack"),
+	SF_HARNESS_TEST("debian-sqlite3-ustack", "sf-ustack-remote", "debian_sqlite3_ustack"),
+	SF_HARNESS_TEST("step",			"sf-step",	"step"),
+	SF_HARNESS_TEST("step-bind-now",	"sf-step",	"step_bind_now"),
+	SF_HARNESS_TEST("step-every",		"sf-step",	"step_every"),
+	SF_HARNESS_TEST("step-every-bind-now",	"sf-step",	"step_every_bind_now"),
+	SF_HARNESS_TEST("step-debian-sqlite3",	"sf-step",	"step_debian_sqlite3"),
+	SF_HARNESS_TEST("step-debian-find",	"sf-step",	"step_debian_find"),
+	SF_HARNESS_TEST("stress",		"sf-stress",	"stress"),
 #if defined(__x86_64__)
-	{ "bpftrace",		{ "sf-bpftrace-tool", "bpftrace", "sf-perf" },
-	  { "bpftrace", "sf-perf" } },
-	{ "bpftrace-no-sframe",	{ "sf-bpftrace-tool", "bpftrace", "sf-perf-nosf",
-				  "--no-sframe" }, { "bpftrace", "sf-perf-nosf" } },
+	SF_HARNESS_TEST("bpftrace",		"sf-bpftrace-tool", "bpftrace"),
+	SF_HARNESS_TEST("bpftrace-no-sframe",	"sf-bpftrace-tool", "bpftrace_no_sframe"),
 #endif
-	{ "ftrace",		{ "sf-ftrace" }, {} },
-	{ "ftrace-no-sframe",	{ "sf-ftrace-nosf" }, {} },
+	SF_HARNESS_TEST("ftrace",		"sf-ftrace",	"ftrace"),
+	SF_HARNESS_TEST("ftrace-no-sframe",	"sf-ftrace-nosf", "ftrace_no_sframe"),
 #if defined(__x86_64__)
-	{ "compat32",		{ "sf-compat32" }, {} },
+	{ "compat32",		{ "sf-compat32" }, false },
 #endif
 #if defined(__aarch64__)
-	{ "ustack-pac-a",	{ "sf-ustack-pac" }, {} },
-	{ "ustack-pac-b",	{ "sf-ustack-pacb" }, {} },
+	SF_HARNESS_TEST("ustack-pac-a",		"sf-ustack-pac", "ustack"),
+	SF_HARNESS_TEST("ustack-pac-b",		"sf-ustack-pacb", "ustack"),
 #endif
 };
 
@@ -316,28 +182,14 @@ static void sf_result(const char *name, const char *reason)
 		ksft_test_result_code(KSFT_PASS, name, NULL);
 }
 
-/* False, and why in @why, when something @t needs is not beside the driver */
-static bool sf_runnable(const struct sf_test *t, char *why, size_t len)
-{
-	unsigned int i;
-
-	if (!sf_need(t->argv[0], why, len))
-		return false;
-	for (i = 0; i < SF_MAX_NEEDS && t->needs[i]; i++)
-		if (!sf_need(t->needs[i], why, len))
-			return false;
-	return true;
-}
-
 static void sf_child(const struct sf_test *t, int out)
 {
-	char pid[32], *argv[SF_MAX_ARGS + 1];
+	char *argv[SF_MAX_ARGS + 1];
 	char path[256];
 	int i;
 
-	snprintf(pid, sizeof(pid), "%d", (int)getppid());
 	for (i = 0; i < SF_MAX_ARGS && t->argv[i]; i++)
-		argv[i] = strcmp(t->argv[i], "%PID") ? (char *)t->argv[i] : pid;
+		argv[i] = (char *)t->argv[i];
 	argv[i] = NULL;
 	setpgid(0, 0);
 	dup2(out, 1);
@@ -452,28 +304,30 @@ static long sf_sections(void)
 }
 
 /*
- * An idle test (sf_idle_tests[]) runs with no perf event that would take
- * user callchains open (sf_profiler_set()), as the processes of a system
- * nobody profiles start.
+ * A program on kselftest_harness.h exits 0 when its filter matched no
+ * test: that must not pass for the test the driver named.  Its TAP line
+ * for sframe.@test is there, or the test never ran.
  */
-static bool sf_idle(const struct sf_test *t)
+static bool sf_ran_inside(const char *out, const char *test)
 {
-	unsigned int i;
+	const char *p, *nl, *name;
+	size_t n = strlen(test);
 
-	for (i = 0; i < ARRAY_SIZE(sf_idle_tests); i++)
-		if (!strcmp(sf_idle_tests[i], t->name))
+	for (p = out; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (strncmp(p, "ok ", 3) && strncmp(p, "not ok ", 7))
+			continue;
+		name = strstr(p, " sframe.");
+		if (name && (!nl || name < nl) && !strncmp(name + 8, test, n) &&
+		    (name[8 + n] == '\n' || name[8 + n] == ' ' || !name[8 + n]))
 			return true;
+	}
 	return false;
 }
 
 static void sf_run(const struct sf_test *t)
 {
-	unsigned int seconds = !strncmp(t->argv[0], "sf-perf-", 8) ? SF_PERF_TOOL_SECONDS :
-			       !strncmp(t->name, "step-debian-", 12) ? SF_STEP_LONG_SECONDS :
-			       !strncmp(t->name, "step-every", 10) ? SF_STEP_LONG_SECONDS :
-			       !strcmp(t->argv[0], "sf-step") ? SF_STEP_SECONDS :
-			       !strcmp(t->argv[0], "sf-stress") ? SF_STRESS_SECONDS :
-			       SF_TEST_SECONDS;
+	unsigned int seconds = t->harness ? SF_HARNESS_GUARD_SECONDS : SF_TEST_SECONDS;
 	char reason[256] = "", late[256] = "", *out = NULL;
 	struct timespec t0, t1;
 	long before, after;
@@ -482,11 +336,12 @@ static void sf_run(const struct sf_test *t)
 	int pipefd[2], status = 0;
 	pid_t pid;
 
-	if (!sf_runnable(t, reason, sizeof(reason))) {
+	if (!sf_need(t->argv[0], reason, sizeof(reason))) {
 		ksft_test_result_code(KSFT_SKIP, t->name, "%s", reason);
 		return;
 	}
-	if (!sf_profiler_set(!sf_idle(t))) {
+	/* A harness holds the perf event itself, or not for an idle test. */
+	if (!sf_profiler_set(!t->harness)) {
 		sf_result(t->name, "perf_event_open failed");
 		return;
 	}
@@ -539,6 +394,10 @@ static void sf_run(const struct sf_test *t)
 			 "leak: %ld sections registered before the test, %ld after", before, after);
 		ok = false;
 	}
+	if (ok && t->harness && !sf_ran_inside(out, t->argv[2])) {
+		snprintf(reason, sizeof(reason), "%s has no test %s", t->argv[0], t->argv[2]);
+		ok = false;
+	}
 	if (ok && sf_skipped_inside(out, reason, sizeof(reason)))
 		ksft_test_result_code(KSFT_SKIP, t->name, "%s", reason);
 	else
@@ -558,20 +417,6 @@ static void sf_library_path(void)
 	if (getenv("LD_LIBRARY_PATH") || !getcwd(cwd, sizeof(cwd)))
 		return;
 	setenv("LD_LIBRARY_PATH", cwd, 0);
-}
-
-static bool sf_read_self_once(void)
-{
-	char buf[4096];
-	int fd = open("/proc/self/sframe", O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	close(fd);
-	return !n;
 }
 
 static bool sf_selected(const struct sf_test *t, int argc, char **argv)
@@ -608,8 +453,7 @@ int main(int argc, char **argv)
 		planned += sf_selected(&sf_tests[i], argc, argv);
 	if (geteuid())
 		ksft_exit_skip("needs root: perf, BPF, ftrace and the sframe parameters\n");
-	/* Read, it registers ours: check-driver compares them with the maps. */
-	if (!sf_read_self_once())
+	if (access("/proc/self/sframe", R_OK))
 		ksft_exit_skip("/proc/self/sframe: %s: %s\n", strerror(errno),
 			       "a kernel without CONFIG_UNWIND_USER_SFRAME");
 	ksft_set_plan(planned * repeat + 1);

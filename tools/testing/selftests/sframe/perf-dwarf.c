@@ -76,6 +76,7 @@
 #include "sf_bpf.h"
 #include "sf_call.h"
 #include "sf_ehframe.h"
+#include "sf_harness.h"
 #include "sf_perf.h"
 #include "sf_perf_data.h"
 #include "sf_tool.h"
@@ -1175,6 +1176,44 @@ out:
 #define DW_REGISTERED_NOTE	"/proc/PID/sframe: %u sections by the module, the C library's among them"
 #define DW_EXACT_NOTE	"%s: %u of %u samples' SFrame stacks are DWARF's, frame for frame down to main (%u return addresses given by perf as the call's)"
 
+/*
+ * The tests: sqlite3 (tools/toolchain/build-sqlite3) sampled while it
+ * fills a table, indexes, searches, sorts, aggregates into JSON and
+ * indexes for full-text search; Debian's perf (linux-perf) unwinds.
+ */
+#define DW_SQL									\
+	"CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);"		\
+	"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"	\
+	" WHERE i < 100000) INSERT INTO t SELECT i, hex(randomblob(8)),"	\
+	" random() % 1000 FROM n;"						\
+	"CREATE INDEX tb ON t(b);"						\
+	"SELECT count(*), sum(c) FROM t WHERE b LIKE '%AB%';"			\
+	"SELECT b FROM t ORDER BY c, b LIMIT 1 OFFSET 1000;"			\
+	"SELECT length(json_group_array(a)) FROM t WHERE a % 7 = 0;"		\
+	"CREATE VIRTUAL TABLE f USING fts5(x);"					\
+	"INSERT INTO f SELECT b || ' ' || a FROM t LIMIT 20000;"		\
+	"SELECT count(*) FROM f WHERE f MATCH 'A*';"
+/* Under emulation, perf script alone takes a while. */
+#define DW_SECONDS	300
+#define DW_TEST(name, needs, ...)						\
+	SF_TEST_ARGS(name, DW_SECONDS, needs, SF_ARGS(__VA_ARGS__, "sqlite3", ":memory:", DW_SQL))
+
+DW_TEST(sqlite3_perf_sync, SF_ARGS("linux-perf", "sqlite3"), "linux-perf", "sync")
+DW_TEST(sqlite3_perf_defer, SF_ARGS("linux-perf", "sqlite3"), "linux-perf", "defer")
+DW_TEST(sqlite3_bpf, SF_ARGS("linux-perf", "sqlite3"), "linux-perf", "bpf")
+/* Samples through glibc exact too, under the module */
+DW_TEST(sqlite3_audit_perf_sync,
+	SF_ARGS("libsframe-audit.so", SF_CONVERTER, "linux-perf", "sqlite3"),
+	"--audit", "libsframe-audit.so", "linux-perf", "sync")
+/*
+ * Debian's own sqlite3 (tools/vm/guest-tool, directory debian-sqlite3),
+ * unmodified, its libraries Debian's: all of its stacks from the
+ * module's sections, compared whole down to the program's _start
+ */
+DW_TEST(debian_sqlite3_audit_perf_sync,
+	SF_ARGS("libsframe-audit.so", SF_CONVERTER, "debian-sqlite3", "linux-perf"),
+	"--audit", "libsframe-audit.so", "--tool", "debian-sqlite3", "linux-perf", "sync")
+
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr = {
@@ -1189,6 +1228,7 @@ int main(int argc, char **argv)
 	unsigned int i, round, script, samples = 0, waiting = 0, left;
 	uint64_t cpu;
 
+	sf_harness_enter(argc, argv);
 	while (argc > 2 && !strncmp(argv[1], "--", 2)) {
 		if (!strcmp(argv[1], "--audit") && realpath(argv[2], dw_audit_path))
 			dw_audit = dw_audit_path;

@@ -89,7 +89,7 @@ static inline void (*sf_harness_body(const char *name))(void)
 
 #define SF_NO_ARGS	((const char *const []){ NULL })
 #define SF_ARGS(...)	((const char *const []){ __VA_ARGS__, NULL })
-#define SF_MAX_ARGS	16
+#define SF_MAX_ARGS	24
 
 /*
  * Runs test @name, with @args after the program's name, and judges it;
@@ -110,6 +110,7 @@ static inline void sf_harness_run(struct __test_metadata *_metadata, const char 
 		TH_LOG("/proc/self/exe: %s", strerror(errno));
 	for (i = 0; i < SF_MAX_ARGS && args[i]; i++)
 		argv[i + 1] = (char *)args[i];
+	ASSERT_TRUE(!args[i]) TH_LOG("more than %d arguments", SF_MAX_ARGS);
 	ASSERT_TRUE(sf_profiler_set(!idle)) TH_LOG("perf_event_open: %s", strerror(errno));
 	before = sf_stat_get("sections");
 	fflush(stdout);

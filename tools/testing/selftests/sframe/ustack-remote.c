@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sf_harness.h"
 #include "sf_tool.h"
 #include "sframe_test.h"
 
@@ -294,12 +295,25 @@ static bool ru_run(const char *dir, char **argv, struct ru_stack *first)
 	return read;
 }
 
+/*
+ * Debian's sqlite3 waiting for input, its stack read by another process
+ * from /proc/<pid>/ustack: under the module to _start; then without it,
+ * what is missing, which must not be the module's stack
+ */
+SF_TEST_ARGS(debian_sqlite3_audit_ustack, SF_TEST_SECONDS,
+	     SF_ARGS("libsframe-audit.so", SF_CONVERTER, "debian-sqlite3"),
+	     SF_ARGS("--audit", "libsframe-audit.so", "debian-sqlite3", "sqlite3", ":memory:"))
+SF_TEST_ARGS(debian_sqlite3_ustack, SF_TEST_SECONDS,
+	     SF_ARGS("libsframe-audit.so", SF_CONVERTER, "debian-sqlite3"),
+	     SF_ARGS("--control", "libsframe-audit.so", "debian-sqlite3", "sqlite3", ":memory:"))
+
 int main(int argc, char **argv)
 {
 	static struct ru_stack plain, module;
 	const char *dir;
 	int common;
 
+	sf_harness_enter(argc, argv);
 	if (argc > 2 && (!strcmp(argv[1], "--audit") || !strcmp(argv[1], "--control"))) {
 		if (!SF_CHECK(realpath(argv[2], argv[1][2] == 'a' ? ru_audit : ru_control),
 			      "%s: %m", argv[2]))
