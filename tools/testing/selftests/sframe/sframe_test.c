@@ -4,8 +4,10 @@
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,9 @@
 #include <unistd.h>
 
 #include "sframe_test.h"
+
+/* Reads of the registry's count around one walk over /proc, at most */
+#define SF_UNOWNED_TRIES	10
 
 int sf_failed;
 
@@ -268,6 +273,67 @@ long sf_sections_settle(long want, long ms)
 	long deadline = sf_now_ms() + ms, now;
 
 	while ((now = sf_stat_get("sections")) != want && sf_now_ms() < deadline)
+		usleep(20000);
+	return now;
+}
+
+/* The lines of every process's /proc/PID/sframe */
+static long sf_sections_held(void)
+{
+	struct dirent *d;
+	char path[300];
+	long held = 0;
+	DIR *dir;
+	FILE *f;
+	int c;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (atoi(d->d_name) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/sframe", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while ((c = getc(f)) != EOF)
+			held += c == '\n';
+		fclose(f);
+	}
+	closedir(dir);
+	return held;
+}
+
+/*
+ * Registered sections no live process holds: the system-wide count less
+ * the lines of every process's /proc/PID/sframe.  A test that samples
+ * the whole system makes processes it never started register theirs;
+ * only this count says whether the test left some behind.  Read until
+ * the count is the same on both sides of the walk over /proc (reading
+ * its own file registers the caller's sections), or as it is after a
+ * few tries; LONG_MIN if the count cannot be read.
+ */
+long sf_sections_unowned(void)
+{
+	long total = sf_stat_get("sections"), then, held = -1;
+
+	for (int i = 0; i < SF_UNOWNED_TRIES && total >= 0; i++) {
+		then = total;
+		held = sf_sections_held();
+		total = sf_stat_get("sections");
+		if (total == then)
+			break;
+	}
+	return total < 0 || held < 0 ? LONG_MIN : total - held;
+}
+
+/* sf_sections_unowned() once it is @want, or as it is after @ms */
+long sf_sections_unowned_settle(long want, long ms)
+{
+	long deadline = sf_now_ms() + ms, now;
+
+	while ((now = sf_sections_unowned()) != want && sf_now_ms() < deadline)
 		usleep(20000);
 	return now;
 }

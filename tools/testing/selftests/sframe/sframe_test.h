@@ -61,6 +61,8 @@ bool sf_check_range(const struct sf_set *want, unsigned long start, unsigned lon
 		    const char *step);
 bool sf_check_sections(long want, const char *step);
 long sf_sections_settle(long want, long ms);
+long sf_sections_unowned(void);
+long sf_sections_unowned_settle(long want, long ms);
 
 long sf_param_get_path(const char *path);
 int sf_param_set_path(const char *path, long value);
