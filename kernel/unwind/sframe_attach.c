@@ -535,6 +535,13 @@ void sframe_attached_register(struct mm_struct *mm, struct file *file,
  * the caller maps, and /sys/kernel/sframe/attached already counts
  * attachments.
  *
+ * The hooks apply an attachment to a mapping only as it is made (or as
+ * the process becomes wanted), so a file attached by another process
+ * after the caller mapped it is covered for the caller by nobody.  The
+ * caller that is told 1 makes nothing of its own: if its stacks may be
+ * walked and nothing is registered at @addr, the attachment is registered
+ * for its mapping here, so that 1 means the kernel has that code.
+ *
  * Context: Process context, no mmap lock held; may sleep.
  * Return: 1 if the file mapped executable at @addr has, in its current
  * version and without PT_GNU_SFRAME of its own, an attached section whose
@@ -546,11 +553,12 @@ int sframe_attached_at(unsigned long addr)
 {
 	struct sframe_attach_found found[SFRAME_ATTACH_PER_FILE];
 	struct mm_struct *mm = current->mm;
-	unsigned long file_base = 0, bias;
+	unsigned long file_base = 0, vm_start = 0, vm_end = 0, bias;
 	struct sframe_elf_info info;
 	struct vm_area_struct *vma;
 	struct file *file = NULL;
 	unsigned int i, n = 0;
+	bool register_now;
 	int ret = 0;
 
 	if (!READ_ONCE(sframe_attach_nr))
@@ -561,6 +569,8 @@ int sframe_attached_at(unsigned long addr)
 	if (vma && vma->vm_file && (vma->vm_flags & VM_EXEC)) {
 		file = get_file(vma->vm_file);
 		file_base = vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT);
+		vm_start = vma->vm_start;
+		vm_end = vma->vm_end;
 	}
 	mmap_read_unlock(mm);
 	if (!file)
@@ -568,10 +578,18 @@ int sframe_attached_at(unsigned long addr)
 	/* The ELF headers are read, or found in their cache, without the lock */
 	if (!sframe_elf_info(file, &info) && !info.has_sframe)
 		n = sframe_attached_of(file, found);
+	/* Not wanted yet: sframe_register_mm() will find the attachment */
+	register_now = test_bit(SFRAME_MM_WANTED, &mm->sframe_flags) &&
+		       !sframe_has_addr(mm, addr);
 	for (i = 0; i < n; i++) {
 		if (sframe_attached_bias(&info, &found[i].l, file_base, &bias) &&
-		    addr - (bias + found[i].l.text_vaddr) < found[i].l.text_size)
+		    addr - (bias + found[i].l.text_vaddr) < found[i].l.text_size) {
 			ret = 1;
+			/* An error leaves the walks as they were: short */
+			if (register_now)
+				sframe_attached_add(mm, &found[i], file_base,
+						    vm_start, vm_end, &info);
+		}
 		sframe_shared_put(found[i].held);
 	}
 	fput(file);

@@ -230,6 +230,24 @@ bool sframe_has_file(struct mm_struct *mm, const struct file *file)
 }
 
 /**
+ * sframe_has_addr() - does @mm have a section registered for @addr?
+ * @mm: the address space.
+ * @addr: a user address.
+ *
+ * Context: Any; takes no lock but RCU.
+ * Return: true if one of @mm's registered ranges holds @addr, whether or
+ * not its section was found corrupt.
+ */
+bool sframe_has_addr(struct mm_struct *mm, unsigned long addr)
+{
+	struct sframe_table *t;
+
+	guard(rcu)();
+	t = rcu_dereference(mm->sframe_table);
+	return t && sframe_range_find(t, addr);
+}
+
+/**
  * sframe_fault_in_range() - fault in what sections of @mm lie in a range
  * @mm: the address space, current->mm.
  * @start: start of the range, typically a new mapping.

@@ -164,6 +164,7 @@ struct sframe_new_section {
 
 int sframe_add_section(struct mm_struct *mm, const struct sframe_new_section *add);
 bool sframe_has_file(struct mm_struct *mm, const struct file *file);
+bool sframe_has_addr(struct mm_struct *mm, unsigned long addr);
 void sframe_fault_in_range(struct mm_struct *mm, unsigned long start,
 			   unsigned long end);
 int sframe_remove_explicit(struct mm_struct *mm, unsigned long text_start);
