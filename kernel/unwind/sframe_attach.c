@@ -540,7 +540,7 @@ void sframe_attached_register(struct mm_struct *mm, struct file *file,
  * after the caller mapped it is covered for the caller by nobody.  The
  * caller that is told 1 makes nothing of its own: if its stacks may be
  * walked and nothing is registered at @addr, the attachment is registered
- * for its mapping here, so that 1 means the kernel has that code.
+ * for its mapping here.
  *
  * Context: Process context, no mmap lock held; may sleep.
  * Return: 1 if the file mapped executable at @addr has, in its current
