@@ -579,7 +579,7 @@ int sframe_attached_at(unsigned long addr)
 	if (!sframe_elf_info(file, &info) && !info.has_sframe)
 		n = sframe_attached_of(file, found);
 	/* Not wanted yet: sframe_register_mm() will find the attachment */
-	register_now = test_bit(SFRAME_MM_WANTED, &mm->sframe_flags) &&
+	register_now = n && test_bit(SFRAME_MM_WANTED, &mm->sframe_flags) &&
 		       !sframe_has_addr(mm, addr);
 	for (i = 0; i < n; i++) {
 		if (sframe_attached_bias(&info, &found[i].l, file_base, &bias) &&
