@@ -5,7 +5,13 @@
 # Parses --arch / --sframe, sets TC_ARCH TC_TRIPLE TC_VER TC_SFRAME and
 # TC_ARGS (remaining arguments), and provides tc_bindir.
 
-TC_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# cc and tool run for every compile and every objdump of the tests: what
+# they do before exec-ing the real tool starts no process once the
+# toolchain is built, for on some machines each process started costs
+# milliseconds (configure scripts and corpora of many files pay it)
+TC_HERE=${BASH_SOURCE[0]%/*}
+[ "$TC_HERE" != "${BASH_SOURCE[0]}" ] || TC_HERE=.
+case $TC_HERE in /*) ;; *) TC_HERE=$PWD/$TC_HERE ;; esac
 # shellcheck source=tools/lib/debian-mirror.sh
 . "$TC_HERE/../lib/debian-mirror.sh"
 
@@ -64,16 +70,20 @@ tc_toolchain_ok() {
 		{ [ ! -d "$b/pkg" ] || ! grep -q -- '--library-path "/' "$b/bin/as"; }
 }
 
+# tc_set_bindir: TC_BIN, the binutils bin directory, building the
+# toolchain first if needed (its chatter to stderr).
+tc_set_bindir() {
+	local d=${SFRAME_TOOLCHAIN:-${XDG_CACHE_HOME:-$HOME/.cache}/sframe-toolchain}
+	case $d in /*) ;; *) d=$PWD/$d ;; esac
+	TC_BIN=$d/binutils-$TC_VER/$TC_TRIPLE/bin
+	tc_toolchain_ok "${TC_BIN%/bin}" && return 0
+	TC_BIN=$("$TC_HERE/build-binutils" --version "$TC_VER" --target "$TC_TRIPLE" | tail -n 1)
+	[ -n "$TC_BIN" ]
+}
+
 # Print the binutils bin directory, building the toolchain first if needed.
-# Build chatter goes to stderr.
 tc_bindir() {
-	local b
-	b=$(tc_cache_dir)/binutils-$TC_VER/$TC_TRIPLE
-	if tc_toolchain_ok "$b"; then
-		(cd "$b/bin" && pwd)
-		return 0
-	fi
-	"$TC_HERE/build-binutils" --version "$TC_VER" --target "$TC_TRIPLE" | tail -n 1
+	tc_set_bindir && echo "$TC_BIN"
 }
 
 # tc_fetch_source PKG DEBVER: Debian's source package PKG at version DEBVER
