@@ -53,9 +53,15 @@ tc_parse() {
 # fresh clone on a machine that built them once does not spend 20 minutes
 # building them again.  A toolchain is keyed by its Debian source version
 # (build-binutils' stamp), so clones of different commits can share it.
+# tc_cache_path sets TC_CACHE, that directory's absolute path, without
+# creating it; tc_cache_dir creates it and prints it.
+tc_cache_path() {
+	TC_CACHE=${SFRAME_TOOLCHAIN:-${XDG_CACHE_HOME:-$HOME/.cache}/sframe-toolchain}
+	case $TC_CACHE in /*) ;; *) TC_CACHE=$PWD/$TC_CACHE ;; esac
+}
 tc_cache_dir() {
-	local d=${SFRAME_TOOLCHAIN:-${XDG_CACHE_HOME:-$HOME/.cache}/sframe-toolchain}
-	mkdir -p "$d" && (cd "$d" && pwd)
+	tc_cache_path
+	mkdir -p "$TC_CACHE" && (cd "$TC_CACHE" && pwd)
 }
 
 # tc_toolchain_ok DIR: DIR (binutils-<ver>/<triple>) holds a finished
@@ -73,9 +79,8 @@ tc_toolchain_ok() {
 # tc_set_bindir: TC_BIN, the binutils bin directory, building the
 # toolchain first if needed (its chatter to stderr).
 tc_set_bindir() {
-	local d=${SFRAME_TOOLCHAIN:-${XDG_CACHE_HOME:-$HOME/.cache}/sframe-toolchain}
-	case $d in /*) ;; *) d=$PWD/$d ;; esac
-	TC_BIN=$d/binutils-$TC_VER/$TC_TRIPLE/bin
+	tc_cache_path
+	TC_BIN=$TC_CACHE/binutils-$TC_VER/$TC_TRIPLE/bin
 	tc_toolchain_ok "${TC_BIN%/bin}" && return 0
 	TC_BIN=$("$TC_HERE/build-binutils" --version "$TC_VER" --target "$TC_TRIPLE" | tail -n 1)
 	[ -n "$TC_BIN" ]
