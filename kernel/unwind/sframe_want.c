@@ -6,8 +6,9 @@
  * exec and dlopen(); a process that nobody profiles must not pay that.
  *
  * An address space is "wanted" (SFRAME_MM_WANTED) from
- *  - its creation, while a consumer of user stacks exists: a perf event or
- *    a BPF program that takes user callchains (get_callchain_buffers());
+ *  - its creation, while a consumer of user stacks exists: a perf event
+ *    that takes user callchains (not one with exclude_callchain_user, as
+ *    perf's DWARF mode opens), or a BPF program or stack map, which may;
  *  - its parent's being wanted, for a forked child, which copies the
  *    parent's sections;
  *  - its first walk.  One that may sleep (a deferred unwind, a read of

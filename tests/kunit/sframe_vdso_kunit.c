@@ -15,6 +15,7 @@
 #include <linux/elf.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/perf_event.h>
 #include <linux/sched/mm.h>
 #include <linux/sframe.h>
 #include <linux/sframe_mm.h>
@@ -291,6 +292,55 @@ static void vdso_consumer_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kunit_fork_run(vdso_child_unwanted, ctx), 0);
 }
 
+/* A sampling perf event on this CPU that takes callchains, held until released */
+static struct perf_event *vdso_callchain_event(bool exclude_callchain_user)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_CALLCHAIN,
+		.exclude_callchain_user = exclude_callchain_user,
+		.disabled = 1,
+	};
+
+	return perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+						NULL, NULL, NULL);
+}
+
+/*
+ * Of perf's events, only one that takes user callchains is a consumer of
+ * user stacks: perf's DWARF mode (exclude_callchain_user) copies the user
+ * stack and walks nothing, so a new address space made while it lives is
+ * not wanted, and its release leaves the count as it found it.
+ */
+static void vdso_perf_consumer_test(struct kunit *test)
+{
+	struct perf_event *event;
+	struct mm_struct *mm;
+	bool wanted;
+	int exclude;
+
+	for (exclude = 1; exclude >= 0; exclude--) {
+		event = vdso_callchain_event(exclude);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event), "perf event: %ld",
+				       PTR_ERR(event));
+		mm = mm_alloc();
+		perf_event_release_kernel(event);
+		KUNIT_ASSERT_NOT_NULL(test, mm);
+		wanted = test_bit(SFRAME_MM_WANTED, &mm->sframe_flags);
+		mmput(mm);
+		KUNIT_EXPECT_EQ_MSG(test, wanted, !exclude,
+				    "a new mm while an event with exclude_callchain_user=%d lived",
+				    exclude);
+	}
+	mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_EXPECT_FALSE(test, test_bit(SFRAME_MM_WANTED, &mm->sframe_flags));
+	mmput(mm);
+}
+
 /* A copy of the image, changed by @edit, at a new executable mapping */
 static unsigned long vdso_copy(struct kunit *test, struct vdso_ctx *ctx,
 			       void (*edit)(struct vdso_ctx *ctx, u8 *img))
@@ -419,6 +469,7 @@ static struct kunit_case sframe_vdso_cases[] = {
 	KUNIT_CASE(vdso_mprotect_test),
 	KUNIT_CASE(vdso_demand_test),
 	KUNIT_CASE(vdso_consumer_test),
+	KUNIT_CASE(vdso_perf_consumer_test),
 	KUNIT_CASE(vdso_bad_image_test),
 	{}
 };
